@@ -1,0 +1,63 @@
+# Shared helpers for the vm/ scripts: the cache location, stage lines with
+# elapsed time, quiet long-running steps with their full log kept in a file.
+# shellcheck shell=bash
+
+CACHE=${MOUNTWATCH_CACHE:-/var/cache/mountwatch}
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LOGDIR=$CACHE/logs
+mkdir -p "$LOGDIR"
+_t0=$(date +%s)
+
+elapsed() { local s=$(( $(date +%s) - _t0 )); printf '%d:%02d' $((s / 60)) $((s % 60)); }
+stage() { printf '==> [%s] %s\n' "$(elapsed)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# run_logged LOG DESCRIPTION CMD...: run CMD with all output to LOG, print a
+# one-line progress indicator (lines of log, elapsed time) while it runs, and
+# on failure the last lines of the log and its path.
+run_logged() {
+	local log=$1 what=$2 pid rc spin=0
+	shift 2
+	: >"$log"
+	"$@" >>"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ -t 2 ]; then
+			printf '\r    %s: %s, %d log lines ' "$what" "$(elapsed)" \
+				"$(wc -l <"$log")" >&2
+		elif [ $((spin % 30)) -eq 29 ]; then
+			printf '    %s: %s, %d log lines\n' "$what" "$(elapsed)" \
+				"$(wc -l <"$log")" >&2
+		fi
+		spin=$((spin + 1))
+		sleep 2
+	done
+	wait "$pid" && rc=0 || rc=$?
+	[ -t 2 ] && printf '\r\033[K' >&2
+	if [ "$rc" -ne 0 ]; then
+		tail -n 25 "$log" >&2
+		die "$what failed (exit $rc); full log: $log"
+	fi
+}
+
+# need_disk DIR GIB: fail early with a clear reason when DIR's filesystem is short.
+need_disk() {
+	local avail
+	avail=$(df -Pk "$1" | awk 'NR == 2 { print int($4 / 1048576) }')
+	[ "$avail" -ge "$2" ] || die "only ${avail} GiB free under $1, need $2 GiB"
+}
+
+# need_pkgs PKG...: apt-get install whatever of PKG is missing.
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	stage "installing ${missing[*]}"
+	[ "$(id -u)" -eq 0 ] || die "packages missing (${missing[*]}) and not root to install them"
+	run_logged "$LOGDIR/apt.log" "apt-get update" apt-get update -q
+	run_logged "$LOGDIR/apt.log" "apt-get install" env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
