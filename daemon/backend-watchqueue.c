@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel backend: mount notifications from watch_mount(2) on a
+ * notification pipe (watch_queue), mount records from fsinfo(2).
+ *
+ * Set-up order, so that nothing is missed: the pipe (queue), its size, its
+ * filter, then the watch; the caller takes its snapshot after that.
+ * Mounts are queried by 64-bit unique ID (FSINFO_FLAGS_QUERY_MOUNT with the
+ * ID as a decimal string), which notifications carry and which is never
+ * reused, so the several fsinfo calls of one query cannot mix two mounts.
+ */
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <linux/fsinfo.h>
+#include <linux/mount.h>
+#include <linux/watch_queue.h>
+
+#include "mountwatch/syscalls.h"
+
+#include "backend.h"
+#include "util.h"
+
+#define WATCH_ID 0x4d /* 'M'; goes into WATCH_INFO_ID */
+
+typedef struct WatchQueueBackend {
+	Backend base;
+	int fd;
+	int write_fd; /* kept open: without a writer an empty pipe reads as EOF */
+	char *path;
+	/* Records read from the pipe and not yet handed out. */
+	size_t pos, len;
+	union {
+		struct watch_notification align;
+		unsigned char bytes[4096];
+	} buf;
+} WatchQueueBackend;
+
+static Backend *wq_close(Backend *base)
+{
+	WatchQueueBackend *b = (WatchQueueBackend *)base;
+
+	if (!b)
+		return NULL;
+	if (b->fd >= 0)
+		(void)close(b->fd);
+	if (b->write_fd >= 0)
+		(void)close(b->write_fd);
+	free(b->path);
+	free(b);
+	return NULL;
+}
+
+static int set_filter(int fd)
+{
+	_cleanup_free_ struct watch_notification_filter *f = NULL;
+	size_t size = sizeof(*f) + sizeof(struct watch_notification_type_filter);
+
+	f = calloc(1, size);
+	if (!f)
+		return -ENOMEM;
+	f->nr_filters = 1;
+	f->filters[0].type = WATCH_TYPE_MOUNT_NOTIFY;
+	/* Every subtype, NEW_MOUNT (0) ... MOVE_TO (6). */
+	f->filters[0].subtype_filter[0] = (1U << (NOTIFY_MOUNT_MOVE_TO + 1)) - 1;
+	if (ioctl(fd, IOC_WATCH_QUEUE_SET_FILTER, f) < 0)
+		return -errno;
+	return 0;
+}
+
+static long fsinfo_mount(uint64_t unique_id, uint32_t request, void *buf, size_t size)
+{
+	struct fsinfo_params params = {
+		.flags = FSINFO_FLAGS_QUERY_MOUNT,
+		.request = request,
+	};
+	char id[24];
+	long r;
+
+	snprintf(id, sizeof(id), "%" PRIu64, unique_id);
+	r = fsinfo(AT_FDCWD, id, &params, sizeof(params), buf, size);
+	return r < 0 ? -errno : r;
+}
+
+static int wq_open(Backend **ret, const char *path, unsigned queue_size)
+{
+	WatchQueueBackend *b;
+	struct fsinfo_mount_info info;
+	struct fsinfo_params params = {
+		.at_flags = AT_NO_AUTOMOUNT,
+		.flags = FSINFO_FLAGS_QUERY_PATH,
+		.request = FSINFO_ATTR_MOUNT_INFO,
+	};
+	int fds[2], r;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->base.ops = &backend_watchqueue_ops;
+	b->fd = b->write_fd = -1;
+	b->path = strdup(path);
+	if (!b->path) {
+		r = -ENOMEM;
+		goto fail;
+	}
+
+	/* The queue ... */
+	if (pipe2(fds, O_NOTIFICATION_PIPE | O_NONBLOCK | O_CLOEXEC) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	b->fd = fds[0];
+	b->write_fd = fds[1];
+	if (ioctl(b->fd, IOC_WATCH_QUEUE_SET_SIZE, queue_size) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* ... its filter ... */
+	r = set_filter(b->fd);
+	if (r < 0)
+		goto fail;
+	/* ... and the watch. */
+	if (watch_mount(AT_FDCWD, path, AT_NO_AUTOMOUNT, b->fd, WATCH_ID) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* fsinfo(2) is needed as much as watch_mount(2). */
+	if (fsinfo(AT_FDCWD, path, &params, sizeof(params), &info, sizeof(info)) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	*ret = &b->base;
+	return 0;
+fail:
+	wq_close(&b->base);
+	return r;
+}
+
+static int wq_get_fd(Backend *base)
+{
+	return ((WatchQueueBackend *)base)->fd;
+}
+
+static int wq_read_events(Backend *base, MountEvent *events, size_t n_max)
+{
+	WatchQueueBackend *b = (WatchQueueBackend *)base;
+	size_t n = 0;
+
+	while (n < n_max) {
+		const struct watch_notification *w;
+		size_t len;
+
+		if (b->pos >= b->len) {
+			ssize_t k = read(b->fd, b->buf.bytes, sizeof(b->buf.bytes));
+
+			if (k < 0) {
+				if (errno == EAGAIN || errno == EINTR)
+					break;
+				return -errno;
+			}
+			if (k == 0)
+				break;
+			b->pos = 0;
+			b->len = (size_t)k;
+		}
+
+		w = (const struct watch_notification *)(b->buf.bytes + b->pos);
+		if (b->len - b->pos < sizeof(*w))
+			goto bad;
+		len = (w->info & WATCH_INFO_LENGTH) >> WATCH_INFO_LENGTH__SHIFT;
+		if (len < sizeof(*w) || len > b->len - b->pos)
+			goto bad;
+		b->pos += len;
+
+		if (w->type == WATCH_TYPE_META) {
+			if (w->subtype == WATCH_META_LOSS_NOTIFICATION)
+				events[n++] = (MountEvent){ .type = MOUNT_EVENT_LOSS };
+			else if (w->subtype == WATCH_META_REMOVAL_NOTIFICATION)
+				events[n++] = (MountEvent){ .type = MOUNT_EVENT_WATCH_REMOVED };
+			continue;
+		}
+		if (w->type == WATCH_TYPE_MOUNT_NOTIFY && len >= sizeof(struct mount_notification)) {
+			const struct mount_notification *mn = (const struct mount_notification *)w;
+
+			events[n++] = (MountEvent){
+				.type = (MountEventType)w->subtype,
+				.triggered_on = mn->triggered_on,
+				.auxiliary = mn->auxiliary_mount,
+				.flags = w->info & WATCH_INFO_TYPE_INFO,
+			};
+		}
+	}
+	return (int)n;
+
+bad:
+	/* A record we cannot parse: drop the rest of the read and resync. */
+	log_warning("Dropping a malformed notification record (%zu bytes left).", b->len - b->pos);
+	b->pos = b->len = 0;
+	if (n < n_max)
+		events[n++] = (MountEvent){ .type = MOUNT_EVENT_LOSS };
+	return (int)n;
+}
+
+/* Runs an fsinfo list query with a growing buffer. */
+static int fsinfo_list(const char *path, uint64_t unique_id, uint32_t request, MountSummary **ret,
+		       size_t *ret_n)
+{
+	struct fsinfo_params params = {
+		.at_flags = AT_NO_AUTOMOUNT,
+		.flags = path ? FSINFO_FLAGS_QUERY_PATH : FSINFO_FLAGS_QUERY_MOUNT,
+		.request = request,
+	};
+	_cleanup_free_ struct fsinfo_mount_child *buf = NULL;
+	MountSummary *out;
+	size_t size = 64 * sizeof(*buf), n;
+	char id[24];
+	long r;
+
+	if (!path) {
+		snprintf(id, sizeof(id), "%" PRIu64, unique_id);
+		params.at_flags = 0;
+	}
+	for (;;) {
+		free(buf);
+		buf = malloc(size);
+		if (!buf)
+			return -ENOMEM;
+		r = fsinfo(AT_FDCWD, path ?: id, &params, sizeof(params), buf, size);
+		if (r < 0)
+			return -errno;
+		if ((size_t)r <= size)
+			break;
+		size = (size_t)r + 64 * sizeof(*buf); /* room for mounts added meanwhile */
+	}
+	n = (size_t)r / sizeof(*buf);
+	out = calloc(n + 1, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (MountSummary){
+			.unique_id = buf[i].mnt_unique_id,
+			.mnt_id = buf[i].mnt_id,
+			.parent_id = buf[i].parent_id,
+			.notify_sum = buf[i].mnt_notify_sum,
+		};
+	*ret = out;
+	*ret_n = n;
+	return 0;
+}
+
+static int wq_list_all(Backend *base, MountSummary **ret, size_t *ret_n)
+{
+	WatchQueueBackend *b = (WatchQueueBackend *)base;
+
+	return fsinfo_list(b->path, 0, FSINFO_ATTR_MOUNT_ALL, ret, ret_n);
+}
+
+static int wq_list_children(Backend *base, uint64_t unique_id, MountSummary **ret, size_t *ret_n)
+{
+	MountSummary *l;
+	size_t n;
+	int r;
+
+	r = fsinfo_list(NULL, unique_id, FSINFO_ATTR_MOUNT_CHILDREN, &l, &n);
+	if (r < 0)
+		return r == -EPERM || r == -ESTALE ? -ENOENT : r;
+	/* The last record is the queried mount itself. */
+	if (n > 0 && l[n - 1].unique_id == unique_id)
+		n--;
+	*ret = l;
+	*ret_n = n;
+	return 0;
+}
+
+static int query_string(uint64_t unique_id, uint32_t request, char **ret)
+{
+	size_t size = 256;
+	char *s = NULL;
+
+	for (;;) {
+		char *t;
+		long r;
+
+		t = realloc(s, size);
+		if (!t) {
+			free(s);
+			return -ENOMEM;
+		}
+		s = t;
+		r = fsinfo_mount(unique_id, request, s, size);
+		if (r == -ENODATA || r == -EOPNOTSUPP) {
+			s[0] = 0; /* the mount has no such string: "" */
+			break;
+		}
+		if (r < 0) {
+			free(s);
+			return (int)r;
+		}
+		if ((size_t)r < size) {
+			s[r] = 0;
+			break;
+		}
+		size = (size_t)r + 1;
+	}
+	*ret = s;
+	return 0;
+}
+
+static int wq_query_mount(Backend *base, uint64_t unique_id, MountInfo *ret)
+{
+	struct fsinfo_mount_info info = {}, parent = {};
+	struct fsinfo_mount_topology top = {};
+	struct fsinfo_ids ids = {};
+	MountInfo m = {};
+	long r;
+
+	r = fsinfo_mount(unique_id, FSINFO_ATTR_MOUNT_INFO, &info, sizeof(info));
+	if (r >= 0)
+		r = fsinfo_mount(unique_id, FSINFO_ATTR_MOUNT_TOPOLOGY, &top, sizeof(top));
+	if (r >= 0)
+		r = fsinfo_mount(unique_id, FSINFO_ATTR_IDS, &ids, sizeof(ids));
+	if (r >= 0)
+		r = query_string(unique_id, FSINFO_ATTR_MOUNT_POINT_FULL, &m.mount_point);
+	if (r >= 0)
+		r = query_string(unique_id, FSINFO_ATTR_MOUNT_PATH, &m.root);
+	if (r >= 0)
+		r = query_string(unique_id, FSINFO_ATTR_SOURCE, &m.source);
+	if (r >= 0)
+		r = query_string(unique_id, FSINFO_ATTR_CONFIGURATION, &m.super_options);
+	if (r < 0) {
+		mount_info_done(&m);
+		/* Unmounted meanwhile, or no longer connected to our root. */
+		if (r == -ENOENT || r == -ESTALE || r == -EPERM)
+			return -ENOENT;
+		return (int)r;
+	}
+
+	ids.f_fs_name[sizeof(ids.f_fs_name) - 1] = 0;
+	m.fstype = strdup(ids.f_fs_name);
+	if (!m.fstype) {
+		mount_info_done(&m);
+		return -ENOMEM;
+	}
+	m.unique_id = info.mnt_unique_id ?: unique_id;
+	m.mnt_id = info.mnt_id;
+	m.parent_id = top.parent_id;
+	m.attributes = info.attr;
+	m.propagation = top.propagation_type;
+	m.peer_group = top.shared_group_id;
+	m.master_group = top.dependent_source_id;
+	m.superblock_id = info.sb_unique_id;
+	m.dev_major = ids.f_dev_major;
+	m.dev_minor = ids.f_dev_minor;
+	m.notify_sum = info.mnt_attr_changes + info.mnt_topology_changes + info.mnt_subtree_notifications;
+
+	/* Topology names the parent by its 32-bit ID; notifications use unique IDs. */
+	if (top.parent_id != info.mnt_id &&
+	    fsinfo_mount(top.parent_id, FSINFO_ATTR_MOUNT_INFO, &parent, sizeof(parent)) >= 0)
+		m.parent_unique_id = parent.mnt_unique_id;
+
+	*ret = m;
+	return 0;
+}
+
+const BackendOps backend_watchqueue_ops = {
+	.name = "watch_queue",
+	.open = wq_open,
+	.close = wq_close,
+	.get_fd = wq_get_fd,
+	.read_events = wq_read_events,
+	.list_all = wq_list_all,
+	.list_children = wq_list_children,
+	.query_mount = wq_query_mount,
+};

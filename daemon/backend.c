@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The list of backends.
+ */
+#include "backend.h"
+#include "util.h"
+
+const BackendOps *const backend_table[] = {
+	&backend_watchqueue_ops,
+	NULL,
+};
+
+const BackendOps *backend_find(const char *name)
+{
+	for (size_t i = 0; backend_table[i]; i++)
+		if (streq_ptr(backend_table[i]->name, name))
+			return backend_table[i];
+	return NULL;
+}

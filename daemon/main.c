@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mountwatchd: keeps an exact mount table from the kernel's mount
+ * notifications and exports it on the system bus. main() reads the command
+ * line and the config, then sets things up in the order that loses nothing:
+ * queue, filter, watch (backend open), snapshot, bus, READY=1.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <systemd/sd-daemon.h>
+
+#include "manager-bus.h"
+#include "manager.h"
+#include "util.h"
+
+static void help(void)
+{
+	printf("Usage: mountwatchd [OPTIONS]\n"
+	       "\n"
+	       "Keep the mount table from kernel mount notifications and export it\n"
+	       "on the system bus as " MW_BUS_NAME ".\n"
+	       "\n"
+	       "  -h --help              Show this help and exit\n"
+	       "     --version           Show the version and exit\n"
+	       "  -c --config=FILE       Configuration file (default " CONFIG_DEFAULT_PATH ")\n"
+	       "     --path=PATH         Watch mounts at and below PATH ([Watch] Path=)\n"
+	       "     --queue-size=N      Notification queue slots, 1-512 ([Watch] QueueSize=)\n"
+	       "     --backend=NAME      Kernel interface ([Watch] Backend=; watch_queue)\n"
+	       "     --log-level=LEVEL   emerg ... debug ([Log] Level=)\n"
+	       "     --check-config      Parse the configuration, report errors and exit\n"
+	       "\n"
+	       "Command-line values override the file, also across reloads (SIGHUP).\n");
+}
+
+enum {
+	ARG_VERSION = 0x100,
+	ARG_PATH,
+	ARG_QUEUE_SIZE,
+	ARG_BACKEND,
+	ARG_LOG_LEVEL,
+	ARG_CHECK_CONFIG,
+};
+
+/* Returns 1 to go on, 0 to exit successfully (--help), negative on error. */
+static int parse_argv(int argc, char *argv[], Config *overrides, char **config_path,
+		      bool *check_only)
+{
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, ARG_VERSION },
+		{ "config", required_argument, NULL, 'c' },
+		{ "path", required_argument, NULL, ARG_PATH },
+		{ "queue-size", required_argument, NULL, ARG_QUEUE_SIZE },
+		{ "backend", required_argument, NULL, ARG_BACKEND },
+		{ "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+		{ "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+		{}
+	};
+	const char *why = NULL;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "hc:", options, NULL)) >= 0) {
+		switch (c) {
+		case 'h':
+			help();
+			return 0;
+		case ARG_VERSION:
+			printf("mountwatchd %s\n", MOUNTWATCH_VERSION);
+			return 0;
+		case 'c':
+			if (free_and_strdup(config_path, optarg) < 0)
+				return -ENOMEM;
+			break;
+		case ARG_PATH:
+			r = config_set_watch_path(overrides, optarg, &why);
+			if (r < 0)
+				goto bad;
+			break;
+		case ARG_QUEUE_SIZE:
+			r = config_set_queue_size(overrides, optarg, &why);
+			if (r < 0)
+				goto bad;
+			break;
+		case ARG_BACKEND:
+			r = config_set_backend(overrides, optarg, &why);
+			if (r < 0)
+				goto bad;
+			break;
+		case ARG_LOG_LEVEL:
+			r = config_set_log_level(overrides, optarg, &why);
+			if (r < 0)
+				goto bad;
+			break;
+		case ARG_CHECK_CONFIG:
+			*check_only = true;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		log_error("Unexpected argument: %s", argv[optind]);
+		return -EINVAL;
+	}
+	return 1;
+
+bad:
+	if (r == -ENOMEM)
+		return r;
+	log_error("Invalid value for %s: \"%s\": %s", argv[optind - 1], optarg, why);
+	return -EINVAL;
+}
+
+static int run(int argc, char *argv[])
+{
+	_cleanup_(manager_freep) Manager *m = NULL;
+	_cleanup_(sd_bus_unrefp) sd_bus *bus = NULL; /* the manager keeps its own reference */
+	_cleanup_free_ char *error = NULL;
+	Backend *b = NULL;
+	bool check_only = false;
+	Config overrides;
+	int r;
+
+	log_open();
+	r = manager_new(&m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to allocate the manager: %m");
+	r = config_init(&overrides);
+	if (r < 0)
+		return log_error_errno(r, "Failed to allocate the configuration: %m");
+	overrides.set = 0;
+	m->overrides = &overrides;
+
+	r = parse_argv(argc, argv, &overrides, &m->config_path, &check_only);
+	if (r <= 0)
+		goto out;
+
+	r = config_load(&m->config, m->config_path ?: CONFIG_DEFAULT_PATH, !m->config_path, &error);
+	if (r < 0) {
+		if (error)
+			log_error("Failed to load configuration: %s", error);
+		else
+			log_error_errno(r, "Failed to load configuration: %m");
+		goto out;
+	}
+	r = config_override(&m->config, &overrides);
+	if (r < 0)
+		goto out;
+	log_max_level = m->config.log_level;
+	if (check_only) {
+		printf("Path=%s\nQueueSize=%u\nBackend=%s\nLevel=%s\n", m->config.watch_path,
+		       m->config.queue_size, m->config.backend, log_level_to_string(m->config.log_level));
+		r = 0;
+		goto out;
+	}
+
+	/* Queue, filter, watch: from here on nothing is missed ... */
+	r = manager_open_backend(m, &b);
+	if (r < 0)
+		goto out;
+	manager_set_backend(m, b);
+	/* ... so the snapshot can be taken. */
+	r = manager_snapshot(m);
+	if (r < 0)
+		goto out;
+	log_info("Watching %zu mounts below %s (%s backend, queue of %u).", table_size(m->table),
+		 m->config.watch_path, b->ops->name, m->config.queue_size);
+
+	r = manager_attach_event(m);
+	if (r < 0)
+		goto out;
+	r = sd_bus_open_system(&bus);
+	if (r < 0) {
+		log_error_errno(r, "Failed to connect to the system bus: %m");
+		goto out;
+	}
+	r = manager_bus_setup(m, bus);
+	if (r < 0)
+		goto out;
+
+	(void)sd_notifyf(false, "READY=1\nSTATUS=Watching %zu mounts below %s.", table_size(m->table),
+			 m->config.watch_path);
+	r = sd_event_loop(m->event);
+	(void)sd_notify(false, "STOPPING=1");
+	if (r < 0) {
+		log_error_errno(r, "Failed to run the event loop: %m");
+		goto out;
+	}
+	r = r == EXIT_SUCCESS ? 0 : -EIO;
+out:
+	m->overrides = NULL;
+	config_done(&overrides);
+	return r;
+}
+
+int main(int argc, char *argv[])
+{
+	return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * org.mountwatch.MountWatch1 on the system bus: vtables and emit helpers
+ * (SPEC.md, "D-Bus API"). The per-mount objects are a fallback vtable with
+ * a node enumerator, so they cost no memory beyond the table itself.
+ */
+#include <stdio.h>
+
+#include "manager-bus.h"
+#include "util.h"
+
+#define MAX_WAITS 1024
+
+struct MountWait {
+	MountWait *prev, *next;
+	Manager *manager;
+	char *mount_point;
+	sd_bus_message *message;
+	sd_event_source *timer;
+};
+
+void mount_object_path(uint64_t unique_id, char buf[static 64])
+{
+	snprintf(buf, 64, MW_MOUNT_PREFIX "/%" PRIu64, unique_id);
+}
+
+static int parse_object_path(const char *path, uint64_t *ret)
+{
+	const char *p = path + strlen(MW_MOUNT_PREFIX);
+
+	if (strncmp(path, MW_MOUNT_PREFIX, strlen(MW_MOUNT_PREFIX)) != 0 || *p != '/')
+		return -EINVAL;
+	p++;
+	if (*p < '1' || *p > '9')
+		return -EINVAL;
+	return parse_u64(p, ret);
+}
+
+/* ---- waits ---- */
+
+static MountWait *wait_free(MountWait *w)
+{
+	Manager *m;
+
+	if (!w)
+		return NULL;
+	m = w->manager;
+	if (w->prev)
+		w->prev->next = w->next;
+	else if (m->waits == w)
+		m->waits = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	sd_event_source_disable_unref(w->timer);
+	sd_bus_message_unref(w->message);
+	free(w->mount_point);
+	free(w);
+	return NULL;
+}
+
+static void wait_reply(MountWait *w, const Mount *mount)
+{
+	char path[64];
+	int r;
+
+	mount_object_path(mount->info.unique_id, path);
+	r = sd_bus_reply_method_return(w->message, "o", path);
+	if (r < 0)
+		log_debug_errno(r, "Failed to answer WaitForMount(%s): %m", w->mount_point);
+	wait_free(w);
+}
+
+static void check_waits(Manager *m, const Mount *mount)
+{
+	MountWait *w, *next;
+
+	if (!mount->info.mount_point)
+		return;
+	for (w = m->waits; w; w = next) {
+		next = w->next;
+		if (streq_ptr(w->mount_point, mount->info.mount_point)) {
+			const Mount *top = table_topmost_at(m->table, w->mount_point);
+
+			wait_reply(w, top ?: mount);
+		}
+	}
+}
+
+static int on_wait_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	MountWait *w = userdata;
+	int r;
+
+	r = sd_bus_reply_method_errorf(w->message, MW_ERROR_TIMEOUT,
+				       "No mount appeared at %s in time.", w->mount_point);
+	if (r < 0)
+		log_debug_errno(r, "Failed to answer WaitForMount(%s): %m", w->mount_point);
+	wait_free(w);
+	return 0;
+}
+
+/* ---- Manager interface ---- */
+
+static int property_version(sd_bus *bus, const char *path, const char *interface,
+			    const char *property, sd_bus_message *reply, void *userdata,
+			    sd_bus_error *error)
+{
+	return sd_bus_message_append(reply, "s", MOUNTWATCH_VERSION);
+}
+
+static int property_backend(sd_bus *bus, const char *path, const char *interface,
+			    const char *property, sd_bus_message *reply, void *userdata,
+			    sd_bus_error *error)
+{
+	Manager *m = userdata;
+
+	return sd_bus_message_append(reply, "s", m->backend ? m->backend->ops->name : "");
+}
+
+static int property_watched_path(sd_bus *bus, const char *path, const char *interface,
+				 const char *property, sd_bus_message *reply, void *userdata,
+				 sd_bus_error *error)
+{
+	Manager *m = userdata;
+
+	return sd_bus_message_append(reply, "s", m->config.watch_path);
+}
+
+static int property_mount_count(sd_bus *bus, const char *path, const char *interface,
+				const char *property, sd_bus_message *reply, void *userdata,
+				sd_bus_error *error)
+{
+	Manager *m = userdata;
+
+	return sd_bus_message_append(reply, "u", (uint32_t)table_size(m->table));
+}
+
+static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	Manager *m = userdata;
+	size_t i = 0;
+	Mount *e;
+	int r;
+
+	r = sd_bus_message_new_method_return(message, &reply);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_append(reply, "t", m->generation);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_open_container(reply, 'a', "(totsss)");
+	if (r < 0)
+		return r;
+	while (table_iterate(m->table, &i, &e)) {
+		char path[64];
+
+		mount_object_path(e->info.unique_id, path);
+		r = sd_bus_message_append(reply, "(totsss)", e->info.unique_id, path,
+					  e->info.parent_unique_id, e->info.mount_point ?: "",
+					  e->info.fstype ?: "", e->info.source ?: "");
+		if (r < 0)
+			return r;
+	}
+	r = sd_bus_message_close_container(reply);
+	if (r < 0)
+		return r;
+	return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_mount(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	Manager *m = userdata;
+	uint64_t id;
+	char path[64];
+	int r;
+
+	r = sd_bus_message_read(message, "t", &id);
+	if (r < 0)
+		return r;
+	if (!table_get(m->table, id))
+		return sd_bus_error_setf(error, MW_ERROR_NO_SUCH_MOUNT, "No mount with unique ID %" PRIu64 ".", id);
+	mount_object_path(id, path);
+	return sd_bus_reply_method_return(message, "o", path);
+}
+
+static int read_mount_point(sd_bus_message *message, char **ret, sd_bus_error *error)
+{
+	const char *s;
+	int r;
+
+	r = sd_bus_message_read(message, "s", &s);
+	if (r < 0)
+		return r;
+	r = path_normalize(s, ret);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Mount point \"%s\" is not an absolute path.", s);
+	return 0;
+}
+
+static int method_get_mount_by_path(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	_cleanup_free_ char *point = NULL;
+	Manager *m = userdata;
+	char path[64];
+	Mount *e;
+	int r;
+
+	r = read_mount_point(message, &point, error);
+	if (r < 0)
+		return r;
+	e = table_topmost_at(m->table, point);
+	if (!e)
+		return sd_bus_error_setf(error, MW_ERROR_NO_SUCH_MOUNT, "Nothing is mounted at %s.", point);
+	mount_object_path(e->info.unique_id, path);
+	return sd_bus_reply_method_return(message, "o", path);
+}
+
+static int method_wait_for_mount(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	_cleanup_free_ char *point = NULL;
+	Manager *m = userdata;
+	uint64_t timeout;
+	char path[64];
+	MountWait *w;
+	size_t n = 0;
+	Mount *e;
+	int r;
+
+	r = read_mount_point(message, &point, error);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_read(message, "t", &timeout);
+	if (r < 0)
+		return r;
+
+	e = table_topmost_at(m->table, point);
+	if (e) {
+		mount_object_path(e->info.unique_id, path);
+		return sd_bus_reply_method_return(message, "o", path);
+	}
+	for (w = m->waits; w; w = w->next)
+		n++;
+	if (n >= MAX_WAITS)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED, "Too many pending WaitForMount calls.");
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->manager = m;
+	w->mount_point = TAKE_PTR(point);
+	w->message = sd_bus_message_ref(message);
+	w->next = m->waits;
+	if (m->waits)
+		m->waits->prev = w;
+	m->waits = w;
+	if (timeout > 0 && timeout != UINT64_MAX) {
+		r = sd_event_add_time_relative(sd_bus_get_event(sd_bus_message_get_bus(message)), &w->timer,
+					       CLOCK_MONOTONIC, timeout, 0, on_wait_timeout, w);
+		if (r < 0) {
+			wait_free(w);
+			return r;
+		}
+	}
+	return 1; /* answered later */
+}
+
+static int method_resync(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+	Manager *m = userdata;
+	ResyncStats s;
+	uid_t uid;
+	int r;
+
+	/* Not only the policy: check the caller ourselves. */
+	r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds);
+	if (r >= 0)
+		r = sd_bus_creds_get_euid(creds, &uid);
+	if (r < 0 || uid != 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "Resync is for root only.");
+
+	log_info("Resync requested over the bus.");
+	r = manager_resync(m, &s);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, r, "Failed to resynchronise: %m");
+	return sd_bus_reply_method_return(message, "uuu", s.added, s.removed, s.changed);
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Backend", "s", property_backend, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("WatchedPath", "s", property_watched_path, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("MountCount", "u", property_mount_count, 0, 0),
+	SD_BUS_PROPERTY("Generation", "t", NULL, offsetof(Manager, generation), 0),
+	SD_BUS_PROPERTY("Overruns", "t", NULL, offsetof(Manager, overruns), 0),
+	SD_BUS_PROPERTY("Resyncs", "t", NULL, offsetof(Manager, resyncs), 0),
+	SD_BUS_METHOD_WITH_ARGS("ListMounts", SD_BUS_NO_ARGS,
+				SD_BUS_RESULT("t", generation, "a(totsss)", mounts),
+				method_list_mounts, 0),
+	SD_BUS_METHOD_WITH_ARGS("GetMount", SD_BUS_ARGS("t", unique_id),
+				SD_BUS_RESULT("o", mount), method_get_mount, 0),
+	SD_BUS_METHOD_WITH_ARGS("GetMountByPath", SD_BUS_ARGS("s", mount_point),
+				SD_BUS_RESULT("o", mount), method_get_mount_by_path, 0),
+	SD_BUS_METHOD_WITH_ARGS("WaitForMount", SD_BUS_ARGS("s", mount_point, "t", timeout_usec),
+				SD_BUS_RESULT("o", mount), method_wait_for_mount, 0),
+	SD_BUS_METHOD_WITH_ARGS("Resync", SD_BUS_NO_ARGS,
+				SD_BUS_RESULT("u", added, "u", removed, "u", changed),
+				method_resync, 0),
+	SD_BUS_SIGNAL_WITH_ARGS("MountAdded",
+				SD_BUS_ARGS("t", unique_id, "o", mount, "s", mount_point, "t", generation), 0),
+	SD_BUS_SIGNAL_WITH_ARGS("MountRemoved",
+				SD_BUS_ARGS("t", unique_id, "o", mount, "s", mount_point, "t", generation), 0),
+	SD_BUS_SIGNAL_WITH_ARGS("MountChanged",
+				SD_BUS_ARGS("t", unique_id, "o", mount, "as", properties, "t", generation), 0),
+	SD_BUS_SIGNAL_WITH_ARGS("Resynced",
+				SD_BUS_ARGS("t", generation, "u", added, "u", removed, "u", changed), 0),
+	SD_BUS_VTABLE_END,
+};
+
+/* ---- Mount interface ---- */
+
+#define MOUNT_GETTER(name, sig, expr)                                                          \
+	static int property_##name(sd_bus *bus, const char *path, const char *interface,      \
+				   const char *property, sd_bus_message *reply, void *userdata, \
+				   sd_bus_error *error)                                        \
+	{                                                                                      \
+		const Mount *e = userdata;                                                     \
+		return sd_bus_message_append(reply, sig, expr);                                \
+	}
+
+MOUNT_GETTER(unique_id, "t", e->info.unique_id)
+MOUNT_GETTER(mount_id, "u", e->info.mnt_id)
+MOUNT_GETTER(parent_unique_id, "t", e->info.parent_unique_id)
+MOUNT_GETTER(parent_id, "u", e->info.parent_id)
+MOUNT_GETTER(mount_point, "s", e->info.mount_point ?: "")
+MOUNT_GETTER(root, "s", e->info.root ?: "")
+MOUNT_GETTER(source, "s", e->info.source ?: "")
+MOUNT_GETTER(fs_type, "s", e->info.fstype ?: "")
+MOUNT_GETTER(super_options, "s", e->info.super_options ?: "")
+MOUNT_GETTER(attributes, "t", e->info.attributes)
+MOUNT_GETTER(read_only, "b", (int)mount_info_read_only(&e->info))
+MOUNT_GETTER(propagation, "s", propagation_to_string(e->info.propagation))
+MOUNT_GETTER(peer_group, "u", e->info.peer_group)
+MOUNT_GETTER(master_group, "u", e->info.master_group)
+MOUNT_GETTER(superblock_id, "t", e->info.superblock_id)
+MOUNT_GETTER(change_count, "t", e->info.notify_sum)
+
+static int property_options(sd_bus *bus, const char *path, const char *interface,
+			    const char *property, sd_bus_message *reply, void *userdata,
+			    sd_bus_error *error)
+{
+	const Mount *e = userdata;
+	char buf[128];
+
+	(void)mount_info_options(&e->info, buf, sizeof(buf));
+	return sd_bus_message_append(reply, "s", buf);
+}
+
+static int property_device(sd_bus *bus, const char *path, const char *interface,
+			   const char *property, sd_bus_message *reply, void *userdata,
+			   sd_bus_error *error)
+{
+	const Mount *e = userdata;
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%u:%u", e->info.dev_major, e->info.dev_minor);
+	return sd_bus_message_append(reply, "s", buf);
+}
+
+#define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+#define CONST SD_BUS_VTABLE_PROPERTY_CONST
+
+static const sd_bus_vtable mount_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("UniqueId", "t", property_unique_id, 0, CONST),
+	SD_BUS_PROPERTY("MountId", "u", property_mount_id, 0, CONST),
+	SD_BUS_PROPERTY("ParentUniqueId", "t", property_parent_unique_id, 0, EMITS),
+	SD_BUS_PROPERTY("ParentId", "u", property_parent_id, 0, EMITS),
+	SD_BUS_PROPERTY("MountPoint", "s", property_mount_point, 0, EMITS),
+	SD_BUS_PROPERTY("Root", "s", property_root, 0, EMITS),
+	SD_BUS_PROPERTY("Source", "s", property_source, 0, EMITS),
+	SD_BUS_PROPERTY("FsType", "s", property_fs_type, 0, EMITS),
+	SD_BUS_PROPERTY("Options", "s", property_options, 0, EMITS),
+	SD_BUS_PROPERTY("SuperOptions", "s", property_super_options, 0, EMITS),
+	SD_BUS_PROPERTY("Attributes", "t", property_attributes, 0, EMITS),
+	SD_BUS_PROPERTY("ReadOnly", "b", property_read_only, 0, EMITS),
+	SD_BUS_PROPERTY("Propagation", "s", property_propagation, 0, EMITS),
+	SD_BUS_PROPERTY("PeerGroup", "u", property_peer_group, 0, EMITS),
+	SD_BUS_PROPERTY("MasterGroup", "u", property_master_group, 0, EMITS),
+	SD_BUS_PROPERTY("SuperblockId", "t", property_superblock_id, 0, EMITS),
+	SD_BUS_PROPERTY("Device", "s", property_device, 0, EMITS),
+	/* A fast counter: bumped on every event below the mount, never announced. */
+	SD_BUS_PROPERTY("ChangeCount", "t", property_change_count, 0, 0),
+	SD_BUS_VTABLE_END,
+};
+
+/* Properties that may appear in PropertiesChanged / MountChanged. */
+#define ANNOUNCED_PROPS                                                                       \
+	(~((1U << MOUNT_PROP_UNIQUE_ID) | (1U << MOUNT_PROP_MOUNT_ID) |                      \
+	   (1U << MOUNT_PROP_CHANGE_COUNT)) & ((1U << _MOUNT_PROP_MAX) - 1))
+
+static int find_mount(sd_bus *bus, const char *path, const char *interface, void *userdata,
+		      void **found, sd_bus_error *error)
+{
+	Manager *m = userdata;
+	uint64_t id;
+	Mount *e;
+
+	if (parse_object_path(path, &id) < 0)
+		return 0;
+	e = table_get(m->table, id);
+	if (!e)
+		return 0;
+	*found = e;
+	return 1;
+}
+
+static int enumerate_mounts(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+			    sd_bus_error *error)
+{
+	Manager *m = userdata;
+	size_t n = table_size(m->table), i = 0, k = 0;
+	char **l;
+	Mount *e;
+
+	l = calloc(n + 1, sizeof(char *));
+	if (!l)
+		return -ENOMEM;
+	while (table_iterate(m->table, &i, &e) && k < n) {
+		char p[64];
+
+		mount_object_path(e->info.unique_id, p);
+		l[k] = strdup(p);
+		if (!l[k]) {
+			for (size_t j = 0; j < k; j++)
+				free(l[j]);
+			free(l);
+			return -ENOMEM;
+		}
+		k++;
+	}
+	*nodes = l;
+	return 0;
+}
+
+/* ---- setup ---- */
+
+int manager_bus_setup(Manager *m, sd_bus *bus)
+{
+	int r;
+
+	m->bus = sd_bus_ref(bus);
+	r = sd_bus_add_object_vtable(bus, &m->manager_slot, MW_MANAGER_PATH, MW_MANAGER_IFACE,
+				     manager_vtable, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to register %s: %m", MW_MANAGER_PATH);
+	r = sd_bus_add_fallback_vtable(bus, &m->mount_slot, MW_MOUNT_PREFIX, MW_MOUNT_IFACE,
+				       mount_vtable, find_mount, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to register %s: %m", MW_MOUNT_PREFIX);
+	r = sd_bus_add_node_enumerator(bus, &m->enumerator_slot, MW_MOUNT_PREFIX, enumerate_mounts, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to register the mount enumerator: %m");
+	r = sd_bus_add_object_manager(bus, &m->object_manager_slot, MW_MANAGER_PATH);
+	if (r < 0)
+		return log_error_errno(r, "Failed to register the object manager: %m");
+	if (m->event) {
+		r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+		if (r < 0)
+			return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+	}
+	/* The objects exist: now take the name. */
+	r = sd_bus_request_name(bus, MW_BUS_NAME, 0);
+	if (r < 0)
+		return log_error_errno(r, "Failed to acquire bus name %s: %m", MW_BUS_NAME);
+	return 0;
+}
+
+void manager_bus_done(Manager *m)
+{
+	while (m->waits)
+		wait_free(m->waits);
+	m->manager_slot = sd_bus_slot_unref(m->manager_slot);
+	m->mount_slot = sd_bus_slot_unref(m->mount_slot);
+	m->enumerator_slot = sd_bus_slot_unref(m->enumerator_slot);
+	m->object_manager_slot = sd_bus_slot_unref(m->object_manager_slot);
+	if (m->bus) {
+		(void)sd_bus_flush(m->bus);
+		m->bus = sd_bus_flush_close_unref(m->bus);
+	}
+}
+
+/* ---- emitting ---- */
+
+static void emit_mount_signal(Manager *m, const char *member, uint64_t id, const char *point)
+{
+	char path[64];
+	int r;
+
+	mount_object_path(id, path);
+	r = sd_bus_emit_signal(m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, member, "tost", id, path,
+			       point ?: "", m->generation);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit %s for %s: %m", member, path);
+}
+
+void manager_bus_emit_mount_added(Manager *m, const Mount *mount)
+{
+	char path[64];
+	int r;
+
+	if (m->bus) {
+		mount_object_path(mount->info.unique_id, path);
+		r = sd_bus_emit_interfaces_added(m->bus, path, MW_MOUNT_IFACE, NULL);
+		if (r < 0)
+			log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
+		emit_mount_signal(m, "MountAdded", mount->info.unique_id, mount->info.mount_point);
+	}
+	check_waits(m, mount);
+}
+
+void manager_bus_emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount_point)
+{
+	char path[64];
+	int r;
+
+	if (!m->bus)
+		return;
+	mount_object_path(unique_id, path);
+	r = sd_bus_emit_interfaces_removed(m->bus, path, MW_MOUNT_IFACE, NULL);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit InterfacesRemoved for %s: %m", path);
+	emit_mount_signal(m, "MountRemoved", unique_id, mount_point);
+}
+
+void manager_bus_emit_mount_changed(Manager *m, const Mount *mount, uint32_t prop_mask)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
+	const char *names[_MOUNT_PROP_MAX + 1];
+	char path[64];
+	size_t n = 0;
+	int r;
+
+	if (prop_mask & (1U << MOUNT_PROP_MOUNT_POINT))
+		check_waits(m, mount);
+	if (!m->bus)
+		return;
+	prop_mask &= ANNOUNCED_PROPS;
+	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+		if (prop_mask & (1U << i))
+			names[n++] = mount_prop_names[i];
+	names[n] = NULL;
+	if (n == 0)
+		return;
+
+	mount_object_path(mount->info.unique_id, path);
+	r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)names);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);
+
+	r = sd_bus_message_new_signal(m->bus, &s, MW_MANAGER_PATH, MW_MANAGER_IFACE, "MountChanged");
+	if (r >= 0)
+		r = sd_bus_message_append(s, "to", mount->info.unique_id, path);
+	if (r >= 0)
+		r = sd_bus_message_append_strv(s, (char **)names);
+	if (r >= 0)
+		r = sd_bus_message_append(s, "t", m->generation);
+	if (r >= 0)
+		r = sd_bus_send(m->bus, s, NULL);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit MountChanged for %s: %m", path);
+}
+
+void manager_bus_emit_resynced(Manager *m, const ResyncStats *s)
+{
+	int r;
+
+	if (!m->bus)
+		return;
+	r = sd_bus_emit_signal(m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Resynced", "tuuu",
+			       m->generation, s->added, s->removed, s->changed);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit Resynced: %m");
+}
+
+void manager_bus_emit_manager_changed(Manager *m)
+{
+	int r;
+
+	if (!m->bus)
+		return;
+	r = sd_bus_emit_properties_changed(m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Backend",
+					   "WatchedPath", NULL);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit PropertiesChanged for the manager: %m");
+}

@@ -1,0 +1,704 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The manager: applies mount events to the table at O(1) cost per event,
+ * mirrors the kernel's per-mount event counters, and resynchronises from
+ * the full listing after a queue overrun, re-querying only the mounts whose
+ * counters differ from the mirrored ones.
+ *
+ * Counting rules mirrored here (SPEC.md, "Mount notifications"):
+ *   EXPIRY / READONLY / SETATTR on M: M.attr_changes += 1
+ *   NEW_MOUNT / UNMOUNT / MOVE_FROM / MOVE_TO (trigger P, aux C):
+ *       P.topology_changes += 1, C.topology_changes += 1
+ *   every event: each ancestor of the trigger (parent, grandparent, ... up to
+ *       the root) gets subtree_notifications += 1
+ * and the stored ChangeCount is their sum, as MOUNT_ALL reports it.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <systemd/sd-daemon.h>
+
+#include "manager-bus.h"
+#include "manager.h"
+#include "util.h"
+
+/* Guards ancestor walks against a cycle in a (transiently) inconsistent table. */
+#define MAX_DEPTH 4096
+
+int manager_new(Manager **ret)
+{
+	Manager *m;
+	int r;
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	r = config_init(&m->config);
+	if (r < 0)
+		goto fail;
+	r = table_new(&m->table);
+	if (r < 0)
+		goto fail;
+	*ret = m;
+	return 0;
+fail:
+	manager_free(m);
+	return r;
+}
+
+Manager *manager_free(Manager *m)
+{
+	if (!m)
+		return NULL;
+	manager_bus_done(m);
+	sd_event_source_disable_unref(m->io_source);
+	sd_event_source_disable_unref(m->sighup_source);
+	sd_event_source_disable_unref(m->sigterm_source);
+	sd_event_source_disable_unref(m->sigint_source);
+	if (m->backend)
+		m->backend->ops->close(m->backend);
+	table_free(m->table);
+	free(m->detached);
+	config_done(&m->config);
+	free(m->config_path);
+	sd_event_unref(m->event);
+	free(m);
+	return NULL;
+}
+
+void manager_freep(Manager **m)
+{
+	manager_free(*m);
+}
+
+void manager_set_backend(Manager *m, Backend *b)
+{
+	if (m->backend)
+		m->backend->ops->close(m->backend);
+	m->backend = b;
+}
+
+/* ---- announcing changes (after the state is updated) ---- */
+
+static void announce(Manager *m, ChangeType type, const Mount *mount, uint64_t unique_id,
+		     const char *mount_point, uint32_t mask)
+{
+	if (type != CHANGE_RESYNCED)
+		m->generation++;
+	if (m->change_fn)
+		m->change_fn(m, type, mount, mount_point, mask, m->change_userdata);
+	switch (type) {
+	case CHANGE_ADDED:
+		manager_bus_emit_mount_added(m, mount);
+		break;
+	case CHANGE_REMOVED:
+		manager_bus_emit_mount_removed(m, unique_id, mount_point);
+		break;
+	case CHANGE_CHANGED:
+		manager_bus_emit_mount_changed(m, mount, mask);
+		break;
+	case CHANGE_RESYNCED:
+		break;
+	}
+}
+
+/* ---- counter mirroring ---- */
+
+static void bump_ancestors(Manager *m, Mount *trigger)
+{
+	unsigned depth = 0;
+
+	for (Mount *p = table_parent(m->table, trigger); p && depth < MAX_DEPTH;
+	     p = table_parent(m->table, p), depth++)
+		p->info.notify_sum++;
+}
+
+static void mirror_counters(Manager *m, const MountEvent *ev)
+{
+	Mount *t = table_get(m->table, ev->triggered_on), *a;
+
+	switch (ev->type) {
+	case MOUNT_EVENT_EXPIRY:
+	case MOUNT_EVENT_READONLY:
+	case MOUNT_EVENT_SETATTR:
+		if (t)
+			t->info.notify_sum++;
+		break;
+	case MOUNT_EVENT_NEW_MOUNT:
+	case MOUNT_EVENT_UNMOUNT:
+	case MOUNT_EVENT_MOVE_FROM:
+	case MOUNT_EVENT_MOVE_TO:
+		if (t)
+			t->info.notify_sum++;
+		a = table_get(m->table, ev->auxiliary);
+		if (a && a != t)
+			a->info.notify_sum++;
+		break;
+	default:
+		return;
+	}
+	if (t)
+		bump_ancestors(m, t);
+}
+
+/* ---- table changes ---- */
+
+static int remove_mount(Manager *m, Mount *e)
+{
+	_cleanup_free_ char *point = e->info.mount_point ? strdup(e->info.mount_point) : NULL;
+	uint64_t id = e->info.unique_id;
+
+	if (e->info.mount_point && !point)
+		return -ENOMEM;
+	table_remove(m->table, e);
+	announce(m, CHANGE_REMOVED, NULL, id, point, 0);
+	return 0;
+}
+
+static int remove_subtree(Manager *m, Mount *e, unsigned depth)
+{
+	Mount *c;
+
+	/* Children first; each removal unlinks the list head, so restart. */
+	while (depth < MAX_DEPTH && (c = table_first_child(m->table, e->info.unique_id)) && c != e)
+		(void)remove_subtree(m, c, depth + 1);
+	return remove_mount(m, e);
+}
+
+static bool path_has_prefix(const char *path, const char *prefix, const char **rest)
+{
+	size_t n = strlen(prefix);
+
+	if (strcmp(prefix, "/") == 0) {
+		*rest = path;
+		return path[0] == '/';
+	}
+	if (strncmp(path, prefix, n) != 0 || (path[n] != '/' && path[n] != 0))
+		return false;
+	*rest = path + n;
+	return true;
+}
+
+static int update_mount(Manager *m, Mount *e, MountInfo *info, bool keep_sum, unsigned depth);
+
+/*
+ * The kernel reports a move only for the mount that moved: the mount points
+ * of its descendants changed with it, so rewrite them (O(subtree), moves only).
+ */
+static int fix_descendants(Manager *m, Mount *e, const char *old_point, unsigned depth)
+{
+	_cleanup_free_ Mount **children = NULL;
+	size_t n = 0, allocated = 0;
+	int r = 0;
+
+	if (depth >= MAX_DEPTH)
+		return 0;
+	for (Mount *c = table_first_child(m->table, e->info.unique_id); c; c = c->sibling_next) {
+		if (c == e)
+			continue;
+		if (n == allocated) {
+			Mount **t;
+
+			allocated = allocated ? allocated * 2 : 8;
+			t = realloc(children, allocated * sizeof(*t));
+			if (!t)
+				return -ENOMEM;
+			children = t;
+		}
+		children[n++] = c;
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		Mount *c = children[i];
+		MountInfo info;
+		const char *rest;
+		int k;
+
+		if (!c->info.mount_point || !path_has_prefix(c->info.mount_point, old_point, &rest))
+			continue;
+		k = mount_info_copy(&info, &c->info);
+		if (k < 0)
+			return k;
+		free(info.mount_point);
+		if (strcmp(e->info.mount_point, "/") == 0)
+			info.mount_point = strdup(rest[0] ? rest : "/");
+		else if (asprintf(&info.mount_point, "%s%s", e->info.mount_point, rest) < 0)
+			info.mount_point = NULL;
+		if (!info.mount_point) {
+			mount_info_done(&info);
+			return -ENOMEM;
+		}
+		k = update_mount(m, c, &info, true, depth + 1);
+		mount_info_done(&info);
+		if (k < 0 && r == 0)
+			r = k;
+	}
+	return r;
+}
+
+static int update_mount(Manager *m, Mount *e, MountInfo *info, bool keep_sum, unsigned depth)
+{
+	_cleanup_free_ char *old_point = NULL;
+	uint32_t mask;
+	int r;
+
+	if (keep_sum)
+		info->notify_sum = e->info.notify_sum;
+	e->detached = false;
+	if (!streq_ptr(e->info.mount_point, info->mount_point) && e->info.mount_point) {
+		old_point = strdup(e->info.mount_point);
+		if (!old_point)
+			return -ENOMEM;
+	}
+	r = table_update(m->table, e, info);
+	if (r < 0)
+		return r;
+	mask = (uint32_t)r & ~(1U << MOUNT_PROP_CHANGE_COUNT);
+	if (mask)
+		announce(m, CHANGE_CHANGED, e, e->info.unique_id, e->info.mount_point, mask);
+	if (old_point && e->info.mount_point)
+		return fix_descendants(m, e, old_point, depth);
+	return mask != 0;
+}
+
+static int add_mount(Manager *m, MountInfo *info, Mount **ret)
+{
+	Mount *e;
+	int r;
+
+	r = table_add(m->table, info, &e);
+	if (r < 0)
+		return r;
+	announce(m, CHANGE_ADDED, e, e->info.unique_id, e->info.mount_point, 0);
+	if (ret)
+		*ret = e;
+	return 0;
+}
+
+static int query(Manager *m, uint64_t unique_id, MountInfo *info)
+{
+	int r;
+
+	r = m->backend->ops->query_mount(m->backend, unique_id, info);
+	if (r == -ENOENT || r == -ESTALE)
+		return -ENOENT;
+	if (r < 0)
+		return log_warning_errno(r, "Failed to query mount %" PRIu64 ": %m", unique_id);
+	return 0;
+}
+
+static int add_children(Manager *m, uint64_t unique_id, unsigned depth);
+
+/*
+ * A mount appeared (NEW_MOUNT, MOVE_TO) or changed (SETATTR, ...): one query
+ * by unique ID, then add or update. A mount that is already gone is left to
+ * the UNMOUNT record that follows it in the queue.
+ */
+static int refresh_mount(Manager *m, uint64_t unique_id, bool moved)
+{
+	MountInfo info = {};
+	Mount *e;
+	int r;
+
+	if (!unique_id)
+		return 0;
+	r = query(m, unique_id, &info);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		m->resync_pending = true; /* unsure what we missed */
+		return r;
+	}
+	e = table_get(m->table, unique_id);
+	if (e) {
+		r = update_mount(m, e, &info, true, 0);
+		mount_info_done(&info);
+		return r < 0 ? r : 0;
+	}
+	r = add_mount(m, &info, &e);
+	mount_info_done(&info);
+	if (r < 0)
+		return r;
+	/* A subtree moved in from outside the watch: nobody reports its children. */
+	if (moved)
+		return add_children(m, unique_id, 0);
+	return 0;
+}
+
+static int add_children(Manager *m, uint64_t unique_id, unsigned depth)
+{
+	_cleanup_free_ MountSummary *list = NULL;
+	size_t n = 0;
+	int r;
+
+	if (depth >= MAX_DEPTH || !m->backend->ops->list_children)
+		return 0;
+	r = m->backend->ops->list_children(m->backend, unique_id, &list, &n);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return log_warning_errno(r, "Failed to list children of mount %" PRIu64 ": %m", unique_id);
+	for (size_t i = 0; i < n; i++) {
+		MountInfo info = {};
+
+		if (list[i].unique_id == unique_id || table_get(m->table, list[i].unique_id))
+			continue;
+		r = query(m, list[i].unique_id, &info);
+		if (r < 0)
+			continue;
+		info.notify_sum = list[i].notify_sum;
+		r = add_mount(m, &info, NULL);
+		mount_info_done(&info);
+		if (r < 0)
+			return r;
+		r = add_children(m, list[i].unique_id, depth + 1);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int mark_detached(Manager *m, Mount *e)
+{
+	if (e->detached)
+		return 0;
+	if (m->n_detached == m->n_detached_alloc) {
+		size_t n = m->n_detached_alloc ? m->n_detached_alloc * 2 : 8;
+		uint64_t *t = realloc(m->detached, n * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		m->detached = t;
+		m->n_detached_alloc = n;
+	}
+	m->detached[m->n_detached++] = e->info.unique_id;
+	e->detached = true;
+	return 0;
+}
+
+int manager_apply_event(Manager *m, const MountEvent *ev)
+{
+	Mount *e;
+
+	m->events++;
+	mirror_counters(m, ev);
+
+	switch (ev->type) {
+	case MOUNT_EVENT_NEW_MOUNT:
+		return refresh_mount(m, ev->auxiliary, false);
+	case MOUNT_EVENT_MOVE_TO:
+		return refresh_mount(m, ev->auxiliary, true);
+	case MOUNT_EVENT_UNMOUNT:
+		e = table_get(m->table, ev->auxiliary);
+		return e ? remove_mount(m, e) : 0;
+	case MOUNT_EVENT_MOVE_FROM:
+		/* Usually MOVE_TO follows; if not by the end of the batch, it left. */
+		e = table_get(m->table, ev->auxiliary);
+		return e ? mark_detached(m, e) : 0;
+	case MOUNT_EVENT_EXPIRY:
+	case MOUNT_EVENT_READONLY:
+	case MOUNT_EVENT_SETATTR:
+		return refresh_mount(m, ev->triggered_on, false);
+	case MOUNT_EVENT_LOSS:
+		m->overruns++;
+		m->resync_pending = true;
+		log_notice("Notification queue overran, resynchronising.");
+		return 0;
+	case MOUNT_EVENT_WATCH_REMOVED:
+		return log_error_errno(ENOLINK, "Failed to keep watching %s: the watched mount went away.",
+				       m->config.watch_path);
+	}
+	log_debug("Ignoring unknown mount event type %d.", (int)ev->type);
+	return 0;
+}
+
+int manager_finish_batch(Manager *m)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < m->n_detached; i++) {
+		Mount *e = table_get(m->table, m->detached[i]);
+
+		if (e && e->detached)
+			(void)remove_subtree(m, e, 0);
+	}
+	m->n_detached = 0;
+
+	if (m->resync_pending)
+		r = manager_resync(m, NULL);
+	return r;
+}
+
+int manager_process_events(Manager *m)
+{
+	MountEvent events[64];
+	int n, r, ret = 0;
+
+	for (;;) {
+		n = m->backend->ops->read_events(m->backend, events, ELEMENTSOF(events));
+		if (n < 0)
+			return log_error_errno(n, "Failed to read mount notifications: %m");
+		if (n == 0)
+			break;
+		for (int i = 0; i < n; i++) {
+			r = manager_apply_event(m, &events[i]);
+			if (r == -ENOLINK || r == -ENOMEM)
+				return r;
+		}
+	}
+	r = manager_finish_batch(m);
+	if (r < 0 && ret == 0)
+		ret = r;
+	return ret;
+}
+
+static int compare_summary(const void *a, const void *b)
+{
+	const MountSummary *x = a, *y = b;
+
+	return x->unique_id < y->unique_id ? -1 : x->unique_id > y->unique_id;
+}
+
+static int resync(Manager *m, ResyncStats *stats, bool announce_it)
+{
+	_cleanup_free_ MountSummary *list = NULL;
+	_cleanup_free_ Mount **gone = NULL;
+	ResyncStats s = {};
+	size_t n = 0, n_gone = 0, i;
+	Mount *e;
+	int r;
+
+	r = m->backend->ops->list_all(m->backend, &list, &n);
+	if (r < 0)
+		return log_error_errno(r, "Failed to list mounts below %s: %m", m->config.watch_path);
+	m->resync_pending = false;
+	qsort(list, n, sizeof(*list), compare_summary);
+
+	for (i = 0; i < n; i++) {
+		MountInfo info = {};
+
+		e = table_get(m->table, list[i].unique_id);
+		if (e && !e->detached && e->info.notify_sum == list[i].notify_sum)
+			continue;
+		s.requeried++;
+		r = query(m, list[i].unique_id, &info);
+		if (r == -ENOENT) {
+			/* Gone since the listing. */
+			if (e) {
+				r = remove_mount(m, e);
+				if (r < 0)
+					return r;
+				s.removed++;
+			}
+			continue;
+		}
+		if (r < 0) {
+			m->resync_pending = true;
+			continue;
+		}
+		/* The listing's sum: the queue holds every event after it. */
+		info.notify_sum = list[i].notify_sum;
+		if (e) {
+			r = update_mount(m, e, &info, false, 0);
+			if (r > 0)
+				s.changed++;
+		} else {
+			r = add_mount(m, &info, NULL);
+			if (r >= 0)
+				s.added++;
+		}
+		mount_info_done(&info);
+		if (r < 0)
+			return log_error_errno(r, "Failed to update the mount table: %m");
+	}
+
+	/* Drop what the listing no longer has (or what vanished before its query). */
+	gone = calloc(table_size(m->table) + 1, sizeof(*gone));
+	if (!gone)
+		return -ENOMEM;
+	i = 0;
+	while (table_iterate(m->table, &i, &e)) {
+		MountSummary key = { .unique_id = e->info.unique_id };
+
+		if (!bsearch(&key, list, n, sizeof(*list), compare_summary))
+			gone[n_gone++] = e;
+	}
+	for (i = 0; i < n_gone; i++) {
+		r = remove_mount(m, gone[i]);
+		if (r < 0)
+			return r;
+		s.removed++;
+	}
+
+	if (announce_it) {
+		m->resyncs++;
+		announce(m, CHANGE_RESYNCED, NULL, 0, NULL, 0);
+		manager_bus_emit_resynced(m, &s);
+		log_info("Resynchronised with the kernel: %u added, %u removed, %u changed, %u of %zu mounts re-queried.",
+			 s.added, s.removed, s.changed, s.requeried, n);
+	}
+	m->last_resync = s;
+	if (stats)
+		*stats = s;
+	return 0;
+}
+
+int manager_resync(Manager *m, ResyncStats *ret)
+{
+	return resync(m, ret, true);
+}
+
+int manager_snapshot(Manager *m)
+{
+	int r;
+
+	r = resync(m, NULL, false);
+	if (r < 0)
+		return r;
+	m->generation = 0;
+	return 0;
+}
+
+/* ---- the event loop ---- */
+
+static int on_queue(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	Manager *m = userdata;
+	int r;
+
+	r = manager_process_events(m);
+	if (r == -ENOLINK || r == -ENOMEM || r == -EBADF)
+		return sd_event_exit(m->event, EXIT_FAILURE);
+	return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	(void)manager_reload(userdata);
+	return 0;
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	Manager *m = userdata;
+
+	(void)sd_notify(false, "STOPPING=1");
+	return sd_event_exit(m->event, EXIT_SUCCESS);
+}
+
+static int attach_backend_fd(Manager *m)
+{
+	sd_event_source *s = NULL;
+	int r;
+
+	r = sd_event_add_io(m->event, &s, m->backend->ops->get_fd(m->backend), EPOLLIN, on_queue, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch the notification queue: %m");
+	(void)sd_event_source_set_description(s, "mount-notifications");
+	sd_event_source_disable_unref(m->io_source);
+	m->io_source = s;
+	return 0;
+}
+
+int manager_attach_event(Manager *m)
+{
+	sigset_t mask;
+	int r;
+
+	if (!m->event) {
+		r = sd_event_default(&m->event);
+		if (r < 0)
+			return log_error_errno(r, "Failed to allocate the event loop: %m");
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return log_error_errno(errno, "Failed to block signals: %m");
+	r = sd_event_add_signal(m->event, &m->sighup_source, SIGHUP, on_sighup, m);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, &m->sigterm_source, SIGTERM, on_sigterm, m);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, &m->sigint_source, SIGINT, on_sigterm, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to handle signals: %m");
+	r = sd_event_set_watchdog(m->event, true);
+	if (r < 0)
+		return log_error_errno(r, "Failed to enable the watchdog: %m");
+	if (m->backend)
+		return attach_backend_fd(m);
+	return 0;
+}
+
+int manager_open_backend(Manager *m, Backend **ret)
+{
+	const BackendOps *ops = backend_find(m->config.backend);
+	int r;
+
+	if (!ops)
+		return log_error_errno(EINVAL, "Failed to find backend %s.", m->config.backend);
+	r = ops->open(ret, m->config.watch_path, m->config.queue_size);
+	if (r == -ENOSYS)
+		return log_error_errno(r, "This kernel lacks mount notification support (watch_mount(2) and fsinfo(2)); mountwatchd cannot run.");
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch mounts below %s with the %s backend: %m",
+				       m->config.watch_path, ops->name);
+	return 0;
+}
+
+int manager_reload(Manager *m)
+{
+	_cleanup_free_ char *error = NULL;
+	Config c;
+	Backend *b = NULL;
+	bool rewatch;
+	int r;
+
+	log_info("Reloading configuration from %s.", m->config_path ?: CONFIG_DEFAULT_PATH);
+	r = config_init(&c);
+	if (r < 0)
+		return log_error_errno(r, "Failed to reload configuration: %m");
+	r = config_load(&c, m->config_path ?: CONFIG_DEFAULT_PATH, true, &error);
+	if (r >= 0 && m->overrides)
+		r = config_override(&c, m->overrides);
+	if (r < 0) {
+		if (error)
+			log_error("Failed to reload configuration, keeping the running one: %s", error);
+		else
+			log_error_errno(r, "Failed to reload configuration, keeping the running one: %m");
+		config_done(&c);
+		return r;
+	}
+
+	rewatch = !streq_ptr(c.watch_path, m->config.watch_path) ||
+		  c.queue_size != m->config.queue_size || !streq_ptr(c.backend, m->config.backend);
+	if (rewatch) {
+		Config old = m->config;
+
+		m->config = c;
+		r = manager_open_backend(m, &b);
+		if (r < 0) {
+			m->config = old;
+			config_done(&c);
+			log_error("Keeping the running configuration.");
+			return r;
+		}
+		config_done(&old);
+		manager_set_backend(m, b);
+		if (m->event) {
+			r = attach_backend_fd(m);
+			if (r < 0)
+				return r;
+		}
+		manager_bus_emit_manager_changed(m);
+		(void)manager_resync(m, NULL);
+	} else {
+		config_done(&m->config);
+		m->config = c;
+	}
+	log_max_level = m->config.log_level;
+	log_info("Configuration reloaded: Path=%s QueueSize=%u Level=%s.", m->config.watch_path,
+		 m->config.queue_size, log_level_to_string(m->config.log_level));
+	return 0;
+}

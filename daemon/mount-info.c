@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * MountInfo: the per-mount record and its comparison.
+ */
+#include <stdio.h>
+#include <linux/mount.h>
+
+#include "mount-info.h"
+#include "util.h"
+
+#ifndef MOUNT_ATTR_NOSYMFOLLOW
+#define MOUNT_ATTR_NOSYMFOLLOW 0x00200000
+#endif
+#ifndef MOUNT_ATTR_IDMAP
+#define MOUNT_ATTR_IDMAP 0x00100000
+#endif
+
+const char *const mount_prop_names[_MOUNT_PROP_MAX] = {
+	[MOUNT_PROP_UNIQUE_ID] = "UniqueId",
+	[MOUNT_PROP_MOUNT_ID] = "MountId",
+	[MOUNT_PROP_PARENT_UNIQUE_ID] = "ParentUniqueId",
+	[MOUNT_PROP_PARENT_ID] = "ParentId",
+	[MOUNT_PROP_MOUNT_POINT] = "MountPoint",
+	[MOUNT_PROP_ROOT] = "Root",
+	[MOUNT_PROP_SOURCE] = "Source",
+	[MOUNT_PROP_FS_TYPE] = "FsType",
+	[MOUNT_PROP_OPTIONS] = "Options",
+	[MOUNT_PROP_SUPER_OPTIONS] = "SuperOptions",
+	[MOUNT_PROP_ATTRIBUTES] = "Attributes",
+	[MOUNT_PROP_READ_ONLY] = "ReadOnly",
+	[MOUNT_PROP_PROPAGATION] = "Propagation",
+	[MOUNT_PROP_PEER_GROUP] = "PeerGroup",
+	[MOUNT_PROP_MASTER_GROUP] = "MasterGroup",
+	[MOUNT_PROP_SUPERBLOCK_ID] = "SuperblockId",
+	[MOUNT_PROP_DEVICE] = "Device",
+	[MOUNT_PROP_CHANGE_COUNT] = "ChangeCount",
+};
+
+void mount_info_done(MountInfo *info)
+{
+	free(info->mount_point);
+	free(info->root);
+	free(info->source);
+	free(info->fstype);
+	free(info->super_options);
+	*info = (MountInfo){};
+}
+
+static int dup_field(char **dst, const char *src)
+{
+	if (!src) {
+		*dst = NULL;
+		return 0;
+	}
+	*dst = strdup(src);
+	return *dst ? 0 : -ENOMEM;
+}
+
+int mount_info_copy(MountInfo *dst, const MountInfo *src)
+{
+	MountInfo t = *src;
+
+	t.mount_point = t.root = t.source = t.fstype = t.super_options = NULL;
+	if (dup_field(&t.mount_point, src->mount_point) < 0 ||
+	    dup_field(&t.root, src->root) < 0 ||
+	    dup_field(&t.source, src->source) < 0 ||
+	    dup_field(&t.fstype, src->fstype) < 0 ||
+	    dup_field(&t.super_options, src->super_options) < 0) {
+		mount_info_done(&t);
+		return -ENOMEM;
+	}
+	*dst = t;
+	return 0;
+}
+
+uint32_t mount_info_diff(const MountInfo *a, const MountInfo *b)
+{
+	uint32_t d = 0;
+
+#define DIFF(prop, cond) \
+	if (cond)        \
+		d |= 1U << (prop)
+	DIFF(MOUNT_PROP_UNIQUE_ID, a->unique_id != b->unique_id);
+	DIFF(MOUNT_PROP_MOUNT_ID, a->mnt_id != b->mnt_id);
+	DIFF(MOUNT_PROP_PARENT_UNIQUE_ID, a->parent_unique_id != b->parent_unique_id);
+	DIFF(MOUNT_PROP_PARENT_ID, a->parent_id != b->parent_id);
+	DIFF(MOUNT_PROP_MOUNT_POINT, !streq_ptr(a->mount_point, b->mount_point));
+	DIFF(MOUNT_PROP_ROOT, !streq_ptr(a->root, b->root));
+	DIFF(MOUNT_PROP_SOURCE, !streq_ptr(a->source, b->source));
+	DIFF(MOUNT_PROP_FS_TYPE, !streq_ptr(a->fstype, b->fstype));
+	DIFF(MOUNT_PROP_SUPER_OPTIONS, !streq_ptr(a->super_options, b->super_options));
+	DIFF(MOUNT_PROP_ATTRIBUTES, a->attributes != b->attributes);
+	DIFF(MOUNT_PROP_READ_ONLY, mount_info_read_only(a) != mount_info_read_only(b));
+	DIFF(MOUNT_PROP_PROPAGATION, a->propagation != b->propagation);
+	DIFF(MOUNT_PROP_PEER_GROUP, a->peer_group != b->peer_group);
+	DIFF(MOUNT_PROP_MASTER_GROUP, a->master_group != b->master_group);
+	DIFF(MOUNT_PROP_SUPERBLOCK_ID, a->superblock_id != b->superblock_id);
+	DIFF(MOUNT_PROP_DEVICE, a->dev_major != b->dev_major || a->dev_minor != b->dev_minor);
+	DIFF(MOUNT_PROP_CHANGE_COUNT, a->notify_sum != b->notify_sum);
+#undef DIFF
+	if (d & (1U << MOUNT_PROP_ATTRIBUTES)) {
+		char x[128], y[128];
+
+		(void)mount_info_options(a, x, sizeof(x));
+		(void)mount_info_options(b, y, sizeof(y));
+		if (strcmp(x, y) != 0)
+			d |= 1U << MOUNT_PROP_OPTIONS;
+	}
+	return d;
+}
+
+bool mount_info_read_only(const MountInfo *info)
+{
+	return info->attributes & MOUNT_ATTR_RDONLY;
+}
+
+int mount_info_options(const MountInfo *info, char *buf, size_t size)
+{
+	uint64_t a = info->attributes;
+	int n;
+
+	/* The order of show_mnt_opts() in fs/proc_namespace.c. */
+	n = snprintf(buf, size, "%s%s%s%s%s%s%s%s%s",
+		     a & MOUNT_ATTR_RDONLY ? "ro" : "rw",
+		     a & MOUNT_ATTR_NOSUID ? ",nosuid" : "",
+		     a & MOUNT_ATTR_NODEV ? ",nodev" : "",
+		     a & MOUNT_ATTR_NOEXEC ? ",noexec" : "",
+		     (a & MOUNT_ATTR__ATIME) == MOUNT_ATTR_NOATIME ? ",noatime" : "",
+		     a & MOUNT_ATTR_NODIRATIME ? ",nodiratime" : "",
+		     (a & MOUNT_ATTR__ATIME) == MOUNT_ATTR_RELATIME ? ",relatime" : "",
+		     a & MOUNT_ATTR_NOSYMFOLLOW ? ",nosymfollow" : "",
+		     a & MOUNT_ATTR_IDMAP ? ",idmapped" : "");
+	if (n < 0 || (size_t)n >= size)
+		return -ENOBUFS;
+	return 0;
+}
+
+static const char *const propagation_names[] = {
+	[PROPAGATION_UNKNOWN] = "unknown",
+	[PROPAGATION_UNBINDABLE] = "unbindable",
+	[PROPAGATION_PRIVATE] = "private",
+	[PROPAGATION_SLAVE] = "slave",
+	[PROPAGATION_SHARED] = "shared",
+};
+
+const char *propagation_to_string(uint32_t p)
+{
+	if (p >= ELEMENTSOF(propagation_names))
+		return "unknown";
+	return propagation_names[p];
+}
+
+int propagation_from_string(const char *s)
+{
+	for (size_t i = 0; i < ELEMENTSOF(propagation_names); i++)
+		if (streq_ptr(s, propagation_names[i]))
+			return (int)i;
+	return -EINVAL;
+}

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The mount table and its indexes; see table.h.
+ */
+#include "hashmap.h"
+#include "table.h"
+#include "util.h"
+
+struct Table {
+	Hashmap *by_unique_id; /* unique ID -> Mount */
+	Hashmap *by_mnt_id;    /* 32-bit mount ID -> Mount (latest holder) */
+	Hashmap *children;     /* parent unique ID -> first child */
+	Hashmap *by_point;     /* string_hash(mount point) -> first Mount */
+};
+
+int table_new(Table **ret)
+{
+	Table *t;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	if (hashmap_new(&t->by_unique_id) < 0 || hashmap_new(&t->by_mnt_id) < 0 ||
+	    hashmap_new(&t->children) < 0 || hashmap_new(&t->by_point) < 0) {
+		table_free(t);
+		return -ENOMEM;
+	}
+	*ret = t;
+	return 0;
+}
+
+Table *table_free(Table *t)
+{
+	size_t i = 0;
+	void *v;
+
+	if (!t)
+		return NULL;
+	while (hashmap_iterate(t->by_unique_id, &i, NULL, &v)) {
+		Mount *m = v;
+
+		mount_info_done(&m->info);
+		free(m);
+	}
+	hashmap_free(t->by_unique_id);
+	hashmap_free(t->by_mnt_id);
+	hashmap_free(t->children);
+	hashmap_free(t->by_point);
+	free(t);
+	return NULL;
+}
+
+void table_freep(Table **t)
+{
+	table_free(*t);
+}
+
+size_t table_size(const Table *t)
+{
+	return hashmap_size(t->by_unique_id);
+}
+
+Mount *table_get(const Table *t, uint64_t unique_id)
+{
+	return hashmap_get(t->by_unique_id, unique_id);
+}
+
+Mount *table_get_by_mnt_id(const Table *t, uint32_t mnt_id)
+{
+	return hashmap_get(t->by_mnt_id, mnt_id);
+}
+
+Mount *table_parent(const Table *t, const Mount *m)
+{
+	if (!m->info.parent_unique_id || m->info.parent_unique_id == m->info.unique_id)
+		return NULL;
+	return table_get(t, m->info.parent_unique_id);
+}
+
+Mount *table_first_child(const Table *t, uint64_t unique_id)
+{
+	return hashmap_get(t->children, unique_id);
+}
+
+Mount *table_topmost_at(const Table *t, const char *mount_point)
+{
+	Mount *first = hashmap_get(t->by_point, string_hash(mount_point));
+
+	for (Mount *c = first; c; c = c->point_next) {
+		bool covered = false;
+
+		if (c->detached || !streq_ptr(c->info.mount_point, mount_point))
+			continue;
+		for (Mount *d = first; d; d = d->point_next)
+			if (d != c && !d->detached && d->info.parent_unique_id == c->info.unique_id &&
+			    streq_ptr(d->info.mount_point, mount_point)) {
+				covered = true;
+				break;
+			}
+		if (!covered)
+			return c;
+	}
+	return NULL;
+}
+
+/* Intrusive list helpers: a list is a hashmap slot holding its first element. */
+static int list_link(Hashmap *h, uint64_t key, Mount *m, size_t prev_off, size_t next_off)
+{
+	Mount *first = hashmap_get(h, key);
+	int r;
+
+#define PREV(x) (*(Mount **)((char *)(x) + prev_off))
+#define NEXT(x) (*(Mount **)((char *)(x) + next_off))
+	r = hashmap_put(h, key, m);
+	if (r < 0)
+		return r;
+	PREV(m) = NULL;
+	NEXT(m) = first;
+	if (first)
+		PREV(first) = m;
+	return 0;
+}
+
+static void list_unlink(Hashmap *h, uint64_t key, Mount *m, size_t prev_off, size_t next_off)
+{
+	if (PREV(m))
+		NEXT(PREV(m)) = NEXT(m);
+	else if (NEXT(m))
+		(void)hashmap_put(h, key, NEXT(m)); /* replacing never allocates */
+	else
+		(void)hashmap_remove(h, key);
+	if (NEXT(m))
+		PREV(NEXT(m)) = PREV(m);
+	PREV(m) = NEXT(m) = NULL;
+#undef PREV
+#undef NEXT
+}
+
+#define SIBLING offsetof(Mount, sibling_prev), offsetof(Mount, sibling_next)
+#define POINT offsetof(Mount, point_prev), offsetof(Mount, point_next)
+
+static uint64_t point_key(const Mount *m)
+{
+	return string_hash(m->info.mount_point ?: "");
+}
+
+static int index_add(Table *t, Mount *m)
+{
+	int r;
+
+	r = list_link(t->children, m->info.parent_unique_id, m, SIBLING);
+	if (r < 0)
+		return r;
+	r = list_link(t->by_point, point_key(m), m, POINT);
+	if (r < 0)
+		goto fail_children;
+	r = hashmap_put(t->by_mnt_id, m->info.mnt_id, m);
+	if (r < 0)
+		goto fail_point;
+	return 0;
+
+fail_point:
+	list_unlink(t->by_point, point_key(m), m, POINT);
+fail_children:
+	list_unlink(t->children, m->info.parent_unique_id, m, SIBLING);
+	return r;
+}
+
+static void index_remove(Table *t, Mount *m)
+{
+	list_unlink(t->children, m->info.parent_unique_id, m, SIBLING);
+	list_unlink(t->by_point, point_key(m), m, POINT);
+	if (hashmap_get(t->by_mnt_id, m->info.mnt_id) == m)
+		(void)hashmap_remove(t->by_mnt_id, m->info.mnt_id);
+}
+
+int table_add(Table *t, MountInfo *info, Mount **ret)
+{
+	Mount *m;
+	int r;
+
+	if (table_get(t, info->unique_id))
+		return -EEXIST;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->info = *info;
+	r = hashmap_put(t->by_unique_id, m->info.unique_id, m);
+	if (r < 0)
+		goto fail;
+	r = index_add(t, m);
+	if (r < 0) {
+		(void)hashmap_remove(t->by_unique_id, m->info.unique_id);
+		goto fail;
+	}
+	*info = (MountInfo){};
+	if (ret)
+		*ret = m;
+	return 0;
+fail:
+	free(m);
+	return r;
+}
+
+int table_update(Table *t, Mount *m, MountInfo *info)
+{
+	MountInfo old;
+	uint32_t diff;
+	int r;
+
+	diff = mount_info_diff(&m->info, info);
+	index_remove(t, m);
+	old = m->info;
+	m->info = *info;
+	r = index_add(t, m);
+	if (r < 0) {
+		m->info = old;
+		if (index_add(t, m) < 0)
+			abort(); /* re-linking what was linked before cannot need memory */
+		return r;
+	}
+	mount_info_done(&old);
+	*info = (MountInfo){};
+	return (int)diff;
+}
+
+void table_remove(Table *t, Mount *m)
+{
+	index_remove(t, m);
+	(void)hashmap_remove(t->by_unique_id, m->info.unique_id);
+	mount_info_done(&m->info);
+	free(m);
+}
+
+int table_iterate(const Table *t, size_t *i, Mount **m)
+{
+	void *v;
+
+	if (!hashmap_iterate(t->by_unique_id, i, NULL, &v))
+		return 0;
+	*m = v;
+	return 1;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Helpers shared by the daemon and the client; see util.h.
+ */
+#include <stdio.h>
+#include <strings.h>
+
+#include "util.h"
+
+int log_max_level = LOG_INFO;
+static bool log_prefix;
+
+int free_and_strdup(char **p, const char *s)
+{
+	char *t = NULL;
+
+	if (streq_ptr(*p, s))
+		return 0;
+	if (s) {
+		t = strdup(s);
+		if (!t)
+			return -ENOMEM;
+	}
+	free(*p);
+	*p = t;
+	return 1;
+}
+
+int parse_u64(const char *s, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno)
+		return -errno;
+	if (*end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int parse_u32(const char *s, uint32_t *ret)
+{
+	uint64_t v;
+	int r;
+
+	r = parse_u64(s, &v);
+	if (r < 0)
+		return r;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+int path_normalize(const char *path, char **ret)
+{
+	const char *p = path;
+	char *out, *o;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	out = malloc(strlen(path) + 1);
+	if (!out)
+		return -ENOMEM;
+	o = out;
+	while (*p) {
+		const char *e;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		e = strchrnul(p, '/');
+		n = (size_t)(e - p);
+		if (n == 1 && p[0] == '.') {
+			p = e;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			free(out);
+			return -EINVAL;
+		}
+		*o++ = '/';
+		memcpy(o, p, n);
+		o += n;
+		p = e;
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = 0;
+	*ret = out;
+	return 0;
+}
+
+uint64_t string_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static const char *const level_names[] = {
+	[LOG_EMERG] = "emerg",   [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit",
+	[LOG_ERR] = "err",       [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+	[LOG_INFO] = "info",     [LOG_DEBUG] = "debug",
+};
+
+int log_level_from_string(const char *s)
+{
+	for (size_t i = 0; i < ELEMENTSOF(level_names); i++)
+		if (strcasecmp(s, level_names[i]) == 0)
+			return (int)i;
+	if (strcasecmp(s, "error") == 0)
+		return LOG_ERR;
+	return -EINVAL;
+}
+
+const char *log_level_to_string(int level)
+{
+	if (level < 0 || (size_t)level >= ELEMENTSOF(level_names))
+		return NULL;
+	return level_names[level];
+}
+
+void log_open(void)
+{
+	/* Under systemd stderr is a stream to the journal, which reads "<N>". */
+	log_prefix = !!getenv("JOURNAL_STREAM");
+}
+
+static void log_vemit(int level, const char *fmt, va_list ap)
+{
+	char buf[2048];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (log_prefix)
+		fprintf(stderr, "<%d>%s\n", level, buf);
+	else
+		fprintf(stderr, "%s\n", buf);
+}
+
+void log_internal(int level, const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+
+	if (level > log_max_level)
+		return;
+	va_start(ap, fmt);
+	log_vemit(level, fmt, ap);
+	va_end(ap);
+	errno = saved;
+}
+
+int log_errno_internal(int level, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (error < 0)
+		error = -error;
+	if (level <= log_max_level) {
+		errno = error;
+		va_start(ap, fmt);
+		log_vemit(level, fmt, ap);
+		va_end(ap);
+	}
+	errno = error;
+	return -error;
+}

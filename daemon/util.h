@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Small helpers shared by mountwatchd and mountwatchctl: cleanup attributes,
+ * string helpers and logging.
+ *
+ * Error rule (all of daemon/): functions return int, a negative errno on
+ * failure, 0 on success, and a positive value only for a condition that the
+ * function documents and its direct caller must handle. Out-parameters are
+ * set only on success. A cast to (void) marks a failure ignored on purpose.
+ */
+#ifndef MOUNTWATCH_UTIL_H
+#define MOUNTWATCH_UTIL_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void closep(int *fd)
+{
+	if (*fd >= 0)
+		(void)close(*fd);
+}
+
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+
+/* Takes the pointer out of a cleanup variable, leaving NULL behind. */
+#define TAKE_PTR(p)                                \
+	({                                         \
+		__typeof__(p) _tmp_ = (p);         \
+		(p) = NULL;                        \
+		_tmp_;                             \
+	})
+
+#define TAKE_FD(fd)                                \
+	({                                         \
+		int _tmp_ = (fd);                  \
+		(fd) = -1;                         \
+		_tmp_;                             \
+	})
+
+static inline bool streq_ptr(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+/* Replaces *p with a copy of s (or NULL); returns 1 if the value changed. */
+int free_and_strdup(char **p, const char *s);
+
+/* Parses a decimal or 0x-prefixed unsigned 64-bit number, whole string. */
+int parse_u64(const char *s, uint64_t *ret);
+int parse_u32(const char *s, uint32_t *ret);
+
+/*
+ * Normalises an absolute path: collapses repeated slashes, drops "."
+ * components and a trailing slash. Returns -EINVAL for a relative or
+ * empty path or one that contains "..".
+ */
+int path_normalize(const char *path, char **ret);
+
+/* FNV-1a, for hashing mount points. */
+uint64_t string_hash(const char *s);
+
+/* Logging: one line per message, "<N>" prefixed when stderr is the journal. */
+extern int log_max_level;
+void log_open(void);
+int log_level_from_string(const char *s);
+const char *log_level_to_string(int level);
+void log_internal(int level, const char *fmt, ...) _printf_(2, 3);
+
+/* log_*_errno() set errno so that %m names the error, and return -|error|. */
+int log_errno_internal(int level, int error, const char *fmt, ...) _printf_(3, 4);
+
+#define log_debug(...) log_internal(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...) log_internal(LOG_INFO, __VA_ARGS__)
+#define log_notice(...) log_internal(LOG_NOTICE, __VA_ARGS__)
+#define log_warning(...) log_internal(LOG_WARNING, __VA_ARGS__)
+#define log_error(...) log_internal(LOG_ERR, __VA_ARGS__)
+#define log_debug_errno(e, ...) log_errno_internal(LOG_DEBUG, (e), __VA_ARGS__)
+#define log_warning_errno(e, ...) log_errno_internal(LOG_WARNING, (e), __VA_ARGS__)
+#define log_error_errno(e, ...) log_errno_internal(LOG_ERR, (e), __VA_ARGS__)
+
+#endif /* MOUNTWATCH_UTIL_H */
