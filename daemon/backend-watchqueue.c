@@ -105,7 +105,8 @@ static int wq_open(Backend **ret, const char *path, unsigned queue_size)
 
 	/* The queue ... */
 	if (pipe2(fds, O_NOTIFICATION_PIPE | O_NONBLOCK | O_CLOEXEC) < 0) {
-		r = -errno;
+		/* ENOPKG: a kernel built without CONFIG_WATCH_QUEUE. */
+		r = errno == ENOPKG ? -ENOSYS : -errno;
 		goto fail;
 	}
 	b->fd = fds[0];

@@ -56,10 +56,10 @@ static int parse_argv(int argc, char *argv[], Config *overrides, char **config_p
 		{ "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
 		{}
 	};
-	const char *why = NULL;
-	int c, r;
+	const char *why = NULL, *option = NULL;
+	int c, r, index = -1;
 
-	while ((c = getopt_long(argc, argv, "hc:", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "hc:", options, &index)) >= 0) {
 		switch (c) {
 		case 'h':
 			help();
@@ -107,7 +107,8 @@ static int parse_argv(int argc, char *argv[], Config *overrides, char **config_p
 bad:
 	if (r == -ENOMEM)
 		return r;
-	log_error("Invalid value for %s: \"%s\": %s", argv[optind - 1], optarg, why);
+	option = index >= 0 ? options[index].name : "option";
+	log_error("Invalid value for --%s: \"%s\": %s", option, optarg, why);
 	return -EINVAL;
 }
 
