@@ -289,6 +289,46 @@ static int query(Manager *m, uint64_t unique_id, MountInfo *info)
 
 static int add_children(Manager *m, uint64_t unique_id, unsigned depth);
 
+static int refresh_superblock(Manager *m, Mount *e)
+{
+	_cleanup_free_ uint64_t *ids = NULL;
+	size_t n = 0, allocated = 0;
+	int r = 0;
+
+	for (Mount *o = table_first_of_superblock(m->table, e->info.superblock_id); o; o = o->sb_next) {
+		if (o == e)
+			continue;
+		if (n == allocated) {
+			uint64_t *t;
+
+			allocated = allocated ? allocated * 2 : 8;
+			t = realloc(ids, allocated * sizeof(*t));
+			if (!t)
+				return -ENOMEM;
+			ids = t;
+		}
+		ids[n++] = o->info.unique_id;
+	}
+	for (size_t i = 0; i < n; i++) {
+		MountInfo info = {};
+		Mount *o = table_get(m->table, ids[i]);
+		int k;
+
+		if (!o)
+			continue;
+		k = query(m, ids[i], &info);
+		if (k == -ENOENT)
+			continue;
+		if (k >= 0) {
+			k = update_mount(m, o, &info, true, 0);
+			mount_info_done(&info);
+		}
+		if (k < 0 && r == 0)
+			r = k;
+	}
+	return r;
+}
+
 /*
  * A mount appeared (NEW_MOUNT, MOVE_TO) or changed (SETATTR, ...): one query
  * by unique ID, then add or update. A mount that is already gone is left to
@@ -311,9 +351,21 @@ static int refresh_mount(Manager *m, uint64_t unique_id, bool moved)
 	}
 	e = table_get(m->table, unique_id);
 	if (e) {
+		bool sb_changed = !streq_ptr(e->info.super_options, info.super_options) ||
+				  !streq_ptr(e->info.source, info.source);
+
 		r = update_mount(m, e, &info, true, 0);
 		mount_info_done(&info);
-		return r < 0 ? r : 0;
+		if (r < 0)
+			return r;
+		/*
+		 * A remount changes the superblock under every mount of it, but
+		 * the record names one mount: re-read the others (O(mounts of
+		 * this superblock), only when its options changed).
+		 */
+		if (sb_changed)
+			return refresh_superblock(m, e);
+		return 0;
 	}
 	r = add_mount(m, &info, &e);
 	mount_info_done(&info);
@@ -647,7 +699,20 @@ int manager_open_backend(Manager *m, Backend **ret)
 	return 0;
 }
 
+static int reload(Manager *m);
+
 int manager_reload(Manager *m)
+{
+	int r;
+
+	log_info("Reloading configuration from %s.", m->config_path ?: CONFIG_DEFAULT_PATH);
+	(void)sd_notify(false, "RELOADING=1");
+	r = reload(m);
+	(void)sd_notify(false, "READY=1");
+	return r;
+}
+
+static int reload(Manager *m)
 {
 	_cleanup_free_ char *error = NULL;
 	Config c;
@@ -655,7 +720,6 @@ int manager_reload(Manager *m)
 	bool rewatch;
 	int r;
 
-	log_info("Reloading configuration from %s.", m->config_path ?: CONFIG_DEFAULT_PATH);
 	r = config_init(&c);
 	if (r < 0)
 		return log_error_errno(r, "Failed to reload configuration: %m");

@@ -11,6 +11,7 @@ struct Table {
 	Hashmap *by_mnt_id;    /* 32-bit mount ID -> Mount (latest holder) */
 	Hashmap *children;     /* parent unique ID -> first child */
 	Hashmap *by_point;     /* string_hash(mount point) -> first Mount */
+	Hashmap *by_sb;        /* superblock ID -> first Mount */
 };
 
 int table_new(Table **ret)
@@ -21,7 +22,8 @@ int table_new(Table **ret)
 	if (!t)
 		return -ENOMEM;
 	if (hashmap_new(&t->by_unique_id) < 0 || hashmap_new(&t->by_mnt_id) < 0 ||
-	    hashmap_new(&t->children) < 0 || hashmap_new(&t->by_point) < 0) {
+	    hashmap_new(&t->children) < 0 || hashmap_new(&t->by_point) < 0 ||
+	    hashmap_new(&t->by_sb) < 0) {
 		table_free(t);
 		return -ENOMEM;
 	}
@@ -46,6 +48,7 @@ Table *table_free(Table *t)
 	hashmap_free(t->by_mnt_id);
 	hashmap_free(t->children);
 	hashmap_free(t->by_point);
+	hashmap_free(t->by_sb);
 	free(t);
 	return NULL;
 }
@@ -80,6 +83,11 @@ Mount *table_parent(const Table *t, const Mount *m)
 Mount *table_first_child(const Table *t, uint64_t unique_id)
 {
 	return hashmap_get(t->children, unique_id);
+}
+
+Mount *table_first_of_superblock(const Table *t, uint64_t superblock_id)
+{
+	return hashmap_get(t->by_sb, superblock_id);
 }
 
 Mount *table_topmost_at(const Table *t, const char *mount_point)
@@ -138,6 +146,7 @@ static void list_unlink(Hashmap *h, uint64_t key, Mount *m, size_t prev_off, siz
 
 #define SIBLING offsetof(Mount, sibling_prev), offsetof(Mount, sibling_next)
 #define POINT offsetof(Mount, point_prev), offsetof(Mount, point_next)
+#define SB offsetof(Mount, sb_prev), offsetof(Mount, sb_next)
 
 static uint64_t point_key(const Mount *m)
 {
@@ -154,11 +163,16 @@ static int index_add(Table *t, Mount *m)
 	r = list_link(t->by_point, point_key(m), m, POINT);
 	if (r < 0)
 		goto fail_children;
-	r = hashmap_put(t->by_mnt_id, m->info.mnt_id, m);
+	r = list_link(t->by_sb, m->info.superblock_id, m, SB);
 	if (r < 0)
 		goto fail_point;
+	r = hashmap_put(t->by_mnt_id, m->info.mnt_id, m);
+	if (r < 0)
+		goto fail_sb;
 	return 0;
 
+fail_sb:
+	list_unlink(t->by_sb, m->info.superblock_id, m, SB);
 fail_point:
 	list_unlink(t->by_point, point_key(m), m, POINT);
 fail_children:
@@ -170,6 +184,7 @@ static void index_remove(Table *t, Mount *m)
 {
 	list_unlink(t->children, m->info.parent_unique_id, m, SIBLING);
 	list_unlink(t->by_point, point_key(m), m, POINT);
+	list_unlink(t->by_sb, m->info.superblock_id, m, SB);
 	if (hashmap_get(t->by_mnt_id, m->info.mnt_id) == m)
 		(void)hashmap_remove(t->by_mnt_id, m->info.mnt_id);
 }

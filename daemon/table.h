@@ -21,6 +21,7 @@ struct Mount {
 	MountInfo info;
 	Mount *sibling_prev, *sibling_next; /* same parent_unique_id */
 	Mount *point_prev, *point_next;     /* same mount point hash */
+	Mount *sb_prev, *sb_next;           /* same superblock */
 	bool detached;                      /* moved away, not yet seen arriving */
 };
 
@@ -34,6 +35,8 @@ Mount *table_get_by_mnt_id(const Table *t, uint32_t mnt_id);
 Mount *table_parent(const Table *t, const Mount *m);
 /* First child of the mount with this unique ID; go on with ->sibling_next. */
 Mount *table_first_child(const Table *t, uint64_t unique_id);
+/* First mount of a superblock; go on with ->sb_next. */
+Mount *table_first_of_superblock(const Table *t, uint64_t superblock_id);
 /* The topmost of the mounts stacked at mount_point, or NULL. */
 Mount *table_topmost_at(const Table *t, const char *mount_point);
 

@@ -19,6 +19,7 @@ typedef struct FakeMount {
 	char name[64];
 	char fstype[16];
 	uint64_t attr;
+	unsigned sb; /* index into FakeKernel.sb_options */
 	uint64_t attr_changes, topology_changes, subtree_notifications;
 	bool touched_by_loss;
 } FakeMount;
@@ -32,6 +33,7 @@ struct FakeKernel {
 	unsigned queue_size, head, count;
 	bool loss;
 	unsigned queries, lost;
+	char sb_options[MAX_MOUNTS][32];
 };
 
 static const BackendOps fake_ops;
@@ -50,7 +52,8 @@ static FakeMount *new_mount(FakeKernel *k, uint64_t parent, const char *name, co
 
 	assert(k->n < MAX_MOUNTS);
 	m = &k->mounts[k->n++];
-	*m = (FakeMount){ .alive = true, .unique_id = k->next_unique++, .parent = parent };
+	*m = (FakeMount){ .alive = true, .unique_id = k->next_unique++, .parent = parent, .sb = k->n - 1 };
+	snprintf(k->sb_options[m->sb], sizeof(k->sb_options[m->sb]), "rw");
 	m->mnt_id = (uint32_t)(m->unique_id - (1ULL << 31) + 20);
 	snprintf(m->name, sizeof(m->name), "%s", name);
 	snprintf(m->fstype, sizeof(m->fstype), "%s", fstype);
@@ -184,6 +187,26 @@ uint64_t fake_mount(FakeKernel *k, uint64_t parent, const char *name, const char
 	return m->unique_id;
 }
 
+uint64_t fake_bind(FakeKernel *k, uint64_t src, uint64_t parent, const char *name)
+{
+	FakeMount *s = get(k, src), *m;
+	uint64_t id;
+
+	assert(s);
+	id = fake_mount(k, parent, name, s->fstype);
+	m = get(k, id);
+	m->sb = s->sb;
+	return id;
+}
+
+void fake_remount_sb(FakeKernel *k, uint64_t id, const char *options)
+{
+	FakeMount *m = get(k, id);
+
+	snprintf(k->sb_options[m->sb], sizeof(k->sb_options[m->sb]), "%s", options);
+	post(k, MOUNT_EVENT_SETATTR, id, 0);
+}
+
 void fake_umount(FakeKernel *k, uint64_t id)
 {
 	FakeMount *m = get(k, id);
@@ -313,10 +336,10 @@ int fake_query(FakeKernel *k, uint64_t id, MountInfo *ret)
 		.root = strdup("/"),
 		.source = strdup(m->fstype),
 		.fstype = strdup(m->fstype),
-		.super_options = strdup("rw"),
+		.super_options = strdup(k->sb_options[m->sb]),
 		.attributes = m->attr,
 		.propagation = PROPAGATION_PRIVATE,
-		.superblock_id = m->unique_id + 1000,
+		.superblock_id = 1000 + m->sb,
 		.dev_major = 0,
 		.dev_minor = m->mnt_id,
 		.notify_sum = m->attr_changes + m->topology_changes + m->subtree_notifications,

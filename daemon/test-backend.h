@@ -27,6 +27,10 @@ uint64_t fake_mount(FakeKernel *k, uint64_t parent, const char *name, const char
 void fake_umount(FakeKernel *k, uint64_t id);
 /* Moves a mount (with its subtree) under new_parent at name. */
 void fake_move(FakeKernel *k, uint64_t id, uint64_t new_parent, const char *name);
+/* A bind mount of src's superblock on (parent, name). */
+uint64_t fake_bind(FakeKernel *k, uint64_t src, uint64_t parent, const char *name);
+/* Remounts id's superblock: every mount of it changes, one record names id. */
+void fake_remount_sb(FakeKernel *k, uint64_t id, const char *options);
 void fake_setattr(FakeKernel *k, uint64_t id, uint64_t attr);
 /* Makes a mount vanish without any record (as if the records were lost). */
 void fake_unmount_silently(FakeKernel *k, uint64_t id);

@@ -91,6 +91,8 @@ static unsigned compare(Manager *m, FakeKernel *k)
 		CHECK(e->info.mnt_id == want.mnt_id);
 		CHECK(e->info.attributes == want.attributes);
 		CHECK(streq_ptr(e->info.fstype, want.fstype));
+		CHECK(streq_ptr(e->info.super_options, want.super_options));
+		CHECK(e->info.superblock_id == want.superblock_id);
 		CHECK(!e->detached);
 		if (compare_verbose && e->info.notify_sum != want.notify_sum)
 			fprintf(stderr, "sum %" PRIu64 " %s: table %" PRIu64 " kernel %" PRIu64 "\n", id, want.mount_point, e->info.notify_sum, want.notify_sum);
@@ -356,6 +358,30 @@ static void test_move_subtree(void)
 	printf("ok - moves carry subtrees; stacked mounts resolve to the topmost\n");
 }
 
+/* A superblock remount names one mount; every bind of it changes. */
+static void test_superblock_remount(void)
+{
+	FakeKernel *k = fake_kernel_new(64);
+	Recorder rec;
+	Manager *m = setup(k, &rec);
+	uint64_t a, b, c;
+
+	a = fake_mount(k, fake_root(k), "a", "tmpfs");
+	b = fake_bind(k, a, fake_root(k), "b");
+	c = fake_bind(k, a, fake_root(k), "c");
+	fake_flush_queue(k);
+	snapshot(m, &rec);
+	fake_remount_sb(k, b, "ro,size=1k");
+	drain_fake(m);
+	CHECK(compare(m, k) == 0);
+	CHECK(streq_ptr(table_get(m->table, a)->info.super_options, "ro,size=1k"));
+	CHECK(streq_ptr(table_get(m->table, c)->info.super_options, "ro,size=1k"));
+	CHECK(rec.changed == 3);
+	manager_free(m);
+	fake_kernel_free(k);
+	printf("ok - a superblock remount updates every mount of it\n");
+}
+
 /* Records about mounts already gone, twice-seen mounts, unknown IDs: no harm. */
 static void test_robustness(void)
 {
@@ -400,6 +426,7 @@ int main(void)
 	test_overrun_requery();
 	test_overrun_random();
 	test_move_subtree();
+	test_superblock_remount();
 	test_robustness();
 	printf("%u checks passed\n", checks);
 	return 0;
