@@ -474,7 +474,9 @@ int manager_bus_setup(Manager *m, sd_bus *bus)
 		if (r < 0)
 			return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
 	}
-	/* The objects exist: now take the name. */
+	/* The objects exist: now take the name (a direct connection has none). */
+	if (sd_bus_is_bus_client(bus) <= 0)
+		return 0;
 	r = sd_bus_request_name(bus, MW_BUS_NAME, 0);
 	if (r < 0)
 		return log_error_errno(r, "Failed to acquire bus name %s: %m", MW_BUS_NAME);

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unit tests for manager-bus.c: a forked server runs the manager on the
+ * fake kernel behind a direct (peer-to-peer) sd-bus connection, and the
+ * client calls the API as SPEC.md fixes it: properties, ListMounts,
+ * GetMount, GetMountByPath, WaitForMount (answer and timeout), Resync,
+ * ObjectManager, per-mount properties, and the signals with generations.
+ * A test-only interface lets the client make the fake kernel mount things.
+ */
+#include <assert.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+
+#include "manager-bus.h"
+#include "manager.h"
+#include "test-backend.h"
+#include "util.h"
+
+#define TEST_IFACE "org.mountwatch.Test"
+
+static FakeKernel *kernel;
+static Manager *manager;
+
+static int method_mount(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	const char *name;
+	uint64_t id;
+	int r;
+
+	r = sd_bus_message_read(m, "s", &name);
+	if (r < 0)
+		return r;
+	id = fake_mount(kernel, fake_root(kernel), name, "tmpfs");
+	(void)manager_process_events(manager);
+	return sd_bus_reply_method_return(m, "t", id);
+}
+
+static int method_umount(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	uint64_t id;
+	int r;
+
+	r = sd_bus_message_read(m, "t", &id);
+	if (r < 0)
+		return r;
+	fake_umount(kernel, id);
+	(void)manager_process_events(manager);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	uint64_t id, attr;
+	int r;
+
+	r = sd_bus_message_read(m, "tt", &id, &attr);
+	if (r < 0)
+		return r;
+	fake_setattr(kernel, id, attr);
+	(void)manager_process_events(manager);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static const sd_bus_vtable test_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_METHOD_WITH_ARGS("Mount", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
+	SD_BUS_METHOD_WITH_ARGS("Umount", SD_BUS_ARGS("t", id), SD_BUS_NO_ARGS, method_umount, 0),
+	SD_BUS_METHOD_WITH_ARGS("SetAttr", SD_BUS_ARGS("t", id, "t", attr), SD_BUS_NO_ARGS, method_setattr, 0),
+	SD_BUS_VTABLE_END,
+};
+
+static int on_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	return sd_event_exit(manager->event, 0);
+}
+
+static void server(int fd)
+{
+	sd_bus *bus;
+	sd_id128_t id;
+
+	kernel = fake_kernel_new(256);
+	fake_mount(kernel, fake_root(kernel), "boot", "ext4");
+	fake_mount(kernel, fake_root(kernel), "home", "ext4");
+	fake_flush_queue(kernel);
+	assert(manager_new(&manager) == 0);
+	manager_set_backend(manager, fake_kernel_backend(kernel));
+	assert(manager_snapshot(manager) == 0);
+	assert(sd_event_new(&manager->event) == 0);
+
+	assert(sd_id128_randomize(&id) == 0);
+	assert(sd_bus_new(&bus) == 0);
+	assert(sd_bus_set_fd(bus, fd, fd) == 0);
+	assert(sd_bus_set_server(bus, 1, id) == 0);
+	assert(sd_bus_set_anonymous(bus, 1) == 0);
+	assert(sd_bus_start(bus) == 0);
+	assert(sd_bus_add_object_vtable(bus, NULL, MW_MANAGER_PATH, TEST_IFACE, test_vtable, NULL) == 0);
+	assert(sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local", NULL, NULL, "Disconnected",
+				   on_disconnect, NULL) >= 0);
+	assert(manager_bus_setup(manager, bus) == 0);
+	sd_bus_unref(bus);
+	(void)sd_event_loop(manager->event);
+	manager_free(manager);
+	fake_kernel_free(kernel);
+	_exit(0);
+}
+
+/* ---- client ---- */
+
+static sd_bus *client;
+static unsigned signals_added, signals_removed, signals_changed, signals_resynced;
+static unsigned ifaces_added, ifaces_removed, props_changed;
+static uint64_t last_generation;
+
+static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	const char *member = sd_bus_message_get_member(m);
+	uint64_t id, gen;
+	const char *path, *point;
+
+	if (streq_ptr(member, "MountAdded") || streq_ptr(member, "MountRemoved")) {
+		assert(sd_bus_message_read(m, "tost", &id, &path, &point, &gen) > 0);
+		assert(gen == last_generation + 1);
+		last_generation = gen;
+		if (member[5] == 'A')
+			signals_added++;
+		else
+			signals_removed++;
+	} else if (streq_ptr(member, "MountChanged")) {
+		assert(sd_bus_message_skip(m, "toas") >= 0);
+		assert(sd_bus_message_read(m, "t", &gen) > 0);
+		assert(gen == last_generation + 1);
+		last_generation = gen;
+		signals_changed++;
+	} else if (streq_ptr(member, "Resynced"))
+		signals_resynced++;
+	else if (streq_ptr(member, "InterfacesAdded"))
+		ifaces_added++;
+	else if (streq_ptr(member, "InterfacesRemoved"))
+		ifaces_removed++;
+	else if (streq_ptr(member, "PropertiesChanged"))
+		props_changed++;
+	return 0;
+}
+
+static int wait_done;
+
+static int on_wait_reply(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	const char *path;
+
+	assert(!sd_bus_message_is_method_error(m, NULL));
+	assert(sd_bus_message_read(m, "o", &path) > 0);
+	assert(strncmp(path, MW_MOUNT_PREFIX "/", strlen(MW_MOUNT_PREFIX) + 1) == 0);
+	wait_done = 1;
+	return 0;
+}
+
+static void pump(void)
+{
+	/* Let the signals that followed the last reply arrive. */
+	for (int i = 0; i < 50; i++) {
+		int r = sd_bus_process(client, NULL);
+
+		assert(r >= 0);
+		if (r == 0 && sd_bus_wait(client, 20000) == 0)
+			break;
+	}
+}
+
+static int call(sd_bus_message **reply, sd_bus_error *error, const char *iface, const char *member,
+		const char *sig, ...)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	va_list ap;
+
+	assert(sd_bus_message_new_method_call(client, &m, NULL, MW_MANAGER_PATH, iface, member) >= 0);
+	if (sig) {
+		va_start(ap, sig);
+		assert(sd_bus_message_appendv(m, sig, ap) >= 0);
+		va_end(ap);
+	}
+	return sd_bus_call(client, m, 5 * 1000000ULL, error, reply);
+}
+
+static uint64_t get_u64(const char *path, const char *iface, const char *prop)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	uint64_t v;
+
+	assert(sd_bus_get_property_trivial(client, NULL, path, iface, prop, &e, 't', &v) >= 0);
+	return v;
+}
+
+static char *get_string(const char *path, const char *iface, const char *prop)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	char *s = NULL;
+
+	assert(sd_bus_get_property_string(client, NULL, path, iface, prop, &e, &s) >= 0);
+	return s;
+}
+
+int main(void)
+{
+	sd_bus_message *reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	const char *path, *point, *fstype, *source;
+	uint64_t gen, id, parent, new_id;
+	int fds[2], status;
+	unsigned n = 0;
+	char *s, obj[64];
+	uint32_t u, a, rm, c;
+	pid_t pid;
+
+	log_max_level = LOG_WARNING;
+	assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+	pid = fork();
+	assert(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		server(fds[1]);
+	}
+	close(fds[1]);
+
+	assert(sd_bus_new(&client) == 0);
+	assert(sd_bus_set_fd(client, fds[0], fds[0]) == 0);
+	assert(sd_bus_set_anonymous(client, 1) == 0);
+	assert(sd_bus_start(client) == 0);
+	assert(sd_bus_add_match(client, NULL, "type='signal'", on_signal, NULL) >= 0);
+
+	/* Manager properties. */
+	s = get_string(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Version");
+	assert(strcmp(s, MOUNTWATCH_VERSION) == 0);
+	free(s);
+	s = get_string(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Backend");
+	assert(strcmp(s, "fake") == 0);
+	free(s);
+	s = get_string(MW_MANAGER_PATH, MW_MANAGER_IFACE, "WatchedPath");
+	assert(strcmp(s, "/") == 0);
+	free(s);
+	assert(sd_bus_get_property_trivial(client, NULL, MW_MANAGER_PATH, MW_MANAGER_IFACE, "MountCount",
+					   &error, 'u', &u) >= 0 && u == 3);
+	assert(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == 0);
+	printf("ok - manager properties\n");
+
+	/* ListMounts. */
+	assert(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0);
+	assert(sd_bus_message_read(reply, "t", &gen) > 0 && gen == 0);
+	assert(sd_bus_message_enter_container(reply, 'a', "(totsss)") > 0);
+	while (sd_bus_message_read(reply, "(totsss)", &id, &path, &parent, &point, &fstype, &source) > 0) {
+		mount_object_path(id, obj);
+		assert(strcmp(path, obj) == 0);
+		n++;
+	}
+	assert(n == 3);
+	reply = sd_bus_message_unref(reply);
+	printf("ok - ListMounts returns the generation and every mount\n");
+
+	/* GetMountByPath, GetMount, per-mount properties. */
+	assert(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "//home/") >= 0);
+	assert(sd_bus_message_read(reply, "o", &path) > 0);
+	s = get_string(path, MW_MOUNT_IFACE, "MountPoint");
+	assert(strcmp(s, "/home") == 0);
+	free(s);
+	s = get_string(path, MW_MOUNT_IFACE, "Options");
+	assert(strcmp(s, "rw,relatime") == 0);
+	free(s);
+	id = get_u64(path, MW_MOUNT_IFACE, "UniqueId");
+	reply = sd_bus_message_unref(reply);
+	assert(call(&reply, &error, MW_MANAGER_IFACE, "GetMount", "t", id) >= 0);
+	reply = sd_bus_message_unref(reply);
+	assert(call(&reply, &error, MW_MANAGER_IFACE, "GetMount", "t", (uint64_t)12345) < 0);
+	assert(sd_bus_error_has_name(&error, MW_ERROR_NO_SUCH_MOUNT));
+	sd_bus_error_free(&error);
+	assert(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "relative") < 0);
+	assert(sd_bus_error_has_name(&error, SD_BUS_ERROR_INVALID_ARGS));
+	sd_bus_error_free(&error);
+	assert(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "/nothing") < 0);
+	assert(sd_bus_error_has_name(&error, MW_ERROR_NO_SUCH_MOUNT));
+	sd_bus_error_free(&error);
+	printf("ok - GetMount, GetMountByPath, per-mount properties and their errors\n");
+
+	/* ObjectManager. */
+	assert(call(&reply, &error, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", NULL) >= 0);
+	n = 0;
+	assert(sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}") > 0);
+	while (sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}") > 0) {
+		assert(sd_bus_message_read(reply, "o", &path) > 0);
+		if (strncmp(path, MW_MOUNT_PREFIX "/", strlen(MW_MOUNT_PREFIX) + 1) == 0)
+			n++;
+		assert(sd_bus_message_skip(reply, "a{sa{sv}}") >= 0);
+		assert(sd_bus_message_exit_container(reply) >= 0);
+	}
+	assert(n == 3);
+	reply = sd_bus_message_unref(reply);
+	printf("ok - GetManagedObjects lists every mount object\n");
+
+	/* Changes: signals after the state, with consecutive generations. */
+	assert(call(&reply, &error, TEST_IFACE, "Mount", "s", "mnt") >= 0);
+	assert(sd_bus_message_read(reply, "t", &new_id) > 0);
+	reply = sd_bus_message_unref(reply);
+	pump();
+	assert(signals_added == 1 && ifaces_added == 1 && last_generation == 1);
+	assert(call(&reply, &error, TEST_IFACE, "SetAttr", "tt", new_id, (uint64_t)1) >= 0);
+	reply = sd_bus_message_unref(reply);
+	pump();
+	assert(signals_changed == 1 && props_changed == 1 && last_generation == 2);
+	mount_object_path(new_id, obj);
+	s = get_string(obj, MW_MOUNT_IFACE, "Options");
+	assert(strcmp(s, "ro,relatime") == 0);
+	free(s);
+	assert(call(&reply, &error, TEST_IFACE, "Umount", "t", new_id) >= 0);
+	reply = sd_bus_message_unref(reply);
+	pump();
+	assert(signals_removed == 1 && ifaces_removed == 1 && last_generation == 3);
+	assert(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == 3);
+	printf("ok - MountAdded/Changed/Removed, InterfacesAdded/Removed, PropertiesChanged, generations\n");
+
+	/* WaitForMount: at once, later, and timing out. */
+	assert(call(&reply, &error, MW_MANAGER_IFACE, "WaitForMount", "st", "/boot", (uint64_t)1000) >= 0);
+	reply = sd_bus_message_unref(reply);
+	{
+		_cleanup_(sd_bus_message_unrefp) sd_bus_message *w = NULL;
+		sd_bus_slot *slot = NULL;
+
+		assert(sd_bus_message_new_method_call(client, &w, NULL, MW_MANAGER_PATH, MW_MANAGER_IFACE,
+						      "WaitForMount") >= 0);
+		assert(sd_bus_message_append(w, "st", "/later", (uint64_t)0) >= 0);
+		assert(sd_bus_call_async(client, &slot, w, on_wait_reply, NULL, 0) >= 0);
+		pump();
+		assert(!wait_done);
+		/* Mount it: the pending wait is answered. */
+		assert(call(&reply, &error, TEST_IFACE, "Mount", "s", "later") >= 0);
+		reply = sd_bus_message_unref(reply);
+		pump();
+		assert(wait_done);
+		sd_bus_slot_unref(slot);
+	}
+	assert(call(&reply, &error, MW_MANAGER_IFACE, "WaitForMount", "st", "/never", (uint64_t)200000) < 0);
+	assert(sd_bus_error_has_name(&error, MW_ERROR_TIMEOUT));
+	sd_bus_error_free(&error);
+	printf("ok - WaitForMount answers at once, when the mount appears, and times out with Error.Timeout\n");
+
+	/* Resync (the peer is root here: it runs the test). */
+	assert(call(&reply, &error, MW_MANAGER_IFACE, "Resync", NULL) >= 0 || geteuid() != 0);
+	if (reply) {
+		assert(sd_bus_message_read(reply, "uuu", &a, &rm, &c) > 0);
+		assert(a == 0 && rm == 0 && c == 0);
+		reply = sd_bus_message_unref(reply);
+		pump();
+		assert(signals_resynced == 1);
+		assert(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Resyncs") == 1);
+		printf("ok - Resync from root: nothing to fix, Resynced emitted\n");
+	} else {
+		assert(sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED));
+		sd_bus_error_free(&error);
+		printf("ok - Resync from a non-root peer is refused\n");
+	}
+
+	sd_bus_flush_close_unref(client);
+	assert(waitpid(pid, &status, 0) == pid);
+	assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	printf("ok - the server shut down cleanly\n");
+	return 0;
+}
