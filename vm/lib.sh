@@ -12,6 +12,20 @@ elapsed() { local s=$(( $(date +%s) - _t0 )); printf '%d:%02d' $((s / 60)) $((s 
 stage() { printf '==> [%s] %s\n' "$(elapsed)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# progress LOG: how far a step is, as log lines, or as a percentage when
+# $PROGRESS_TOTAL says how many lines the same step wrote last time.
+progress() {
+	local lines
+	lines=$(wc -l <"$1")
+	if [ "${PROGRESS_TOTAL:-0}" -gt 0 ]; then
+		local pct=$((lines * 100 / PROGRESS_TOTAL))
+		[ "$pct" -le 99 ] || pct=99
+		echo "~${pct}%"
+	else
+		echo "$lines log lines"
+	fi
+}
+
 # run_logged LOG DESCRIPTION CMD...: run CMD with all output to LOG, print a
 # one-line progress indicator (lines of log, elapsed time) while it runs, and
 # on failure the last lines of the log and its path.
@@ -23,11 +37,9 @@ run_logged() {
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ -t 2 ]; then
-			printf '\r    %s: %s, %d log lines ' "$what" "$(elapsed)" \
-				"$(wc -l <"$log")" >&2
+			printf '\r    %s: %s, %s ' "$what" "$(elapsed)" "$(progress "$log")" >&2
 		elif [ $((spin % 30)) -eq 29 ]; then
-			printf '    %s: %s, %d log lines\n' "$what" "$(elapsed)" \
-				"$(wc -l <"$log")" >&2
+			printf '    %s: %s, %s\n' "$what" "$(elapsed)" "$(progress "$log")" >&2
 		fi
 		spin=$((spin + 1))
 		sleep 2
