@@ -254,26 +254,48 @@ static void tree_rec(FILE *f, const CtlMount *all, size_t n, const CtlMount *m, 
 	}
 }
 
-static bool is_root(const CtlMount *m, size_t n, const CtlMount *x)
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorted unique IDs, so that finding the roots is O(n log n), not O(n^2). */
+static uint64_t *id_index(const CtlMount *m, size_t n)
+{
+	uint64_t *ids = malloc((n + 1) * sizeof(*ids));
+
+	if (!ids)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		ids[i] = m[i].unique_id;
+	qsort(ids, n, sizeof(*ids), cmp_u64);
+	return ids;
+}
+
+static bool is_root(const uint64_t *ids, size_t n, const CtlMount *x)
 {
 	return x->parent_unique_id == 0 || x->parent_unique_id == x->unique_id ||
-	       !find(m, n, x->parent_unique_id);
+	       !bsearch(&x->parent_unique_id, ids, n, sizeof(*ids), cmp_u64);
 }
 
 int format_tree(FILE *f, CtlMount *m, size_t n, uint64_t root_id)
 {
 	_cleanup_free_ char *prefix = NULL;
+	_cleanup_free_ uint64_t *ids = NULL;
 
 	qsort(m, n, sizeof(*m), cmp_parent);
 	if (root_id && !find(m, n, root_id))
 		return -ENOENT;
 	prefix = calloc(1, 4 * 1024 + 8);
-	if (!prefix)
+	ids = id_index(m, n);
+	if (!prefix || !ids)
 		return -ENOMEM;
 	fprintf(f, "MOUNT                                 MOUNT ID   CHANGE#  AT P DEV   TYPE\n");
 	fprintf(f, "------------------------------------- ---------- -------- -- - ----- --------\n");
 	for (size_t i = 0; i < n; i++) {
-		if (root_id ? m[i].unique_id != root_id : !is_root(m, n, &m[i]))
+		if (root_id ? m[i].unique_id != root_id : !is_root(ids, n, &m[i]))
 			continue;
 		prefix[0] = 0;
 		tree_line(f, &m[i], "", m[i].mount_point ?: "", 0);
@@ -302,14 +324,18 @@ static void tree_json_rec(FILE *f, const CtlMount *all, size_t n, const CtlMount
 
 int format_tree_json(FILE *f, CtlMount *m, size_t n, uint64_t root_id)
 {
+	_cleanup_free_ uint64_t *ids = NULL;
 	size_t printed = 0;
 
 	qsort(m, n, sizeof(*m), cmp_parent);
 	if (root_id && !find(m, n, root_id))
 		return -ENOENT;
+	ids = id_index(m, n);
+	if (!ids)
+		return -ENOMEM;
 	fputs("[\n", f);
 	for (size_t i = 0; i < n; i++) {
-		if (root_id ? m[i].unique_id != root_id : !is_root(m, n, &m[i]))
+		if (root_id ? m[i].unique_id != root_id : !is_root(ids, n, &m[i]))
 			continue;
 		if (printed++)
 			fputs(",\n", f);

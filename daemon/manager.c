@@ -284,6 +284,11 @@ static int query(Manager *m, uint64_t unique_id, MountInfo *info)
 		return -ENOENT;
 	if (r < 0)
 		return log_warning_errno(r, "Failed to query mount %" PRIu64 ": %m", unique_id);
+	r = mount_info_sanitize(info);
+	if (r < 0) {
+		mount_info_done(info);
+		return r;
+	}
 	return 0;
 }
 

@@ -46,6 +46,28 @@ void mount_info_done(MountInfo *info)
 	*info = (MountInfo){};
 }
 
+int mount_info_sanitize(MountInfo *info)
+{
+	char **fields[] = { &info->mount_point, &info->root, &info->source, &info->fstype,
+			    &info->super_options };
+
+	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
+		char *t;
+		int r;
+
+		if (!*fields[i])
+			continue;
+		r = utf8_escape_invalid(*fields[i], &t);
+		if (r < 0)
+			return r;
+		if (r > 0) {
+			free(*fields[i]);
+			*fields[i] = t;
+		}
+	}
+	return 0;
+}
+
 static int dup_field(char **dst, const char *src)
 {
 	if (!src) {

@@ -65,6 +65,8 @@ enum {
 extern const char *const mount_prop_names[_MOUNT_PROP_MAX];
 
 void mount_info_done(MountInfo *info);
+/* Makes every string valid UTF-8 (see utf8_escape_invalid()). */
+int mount_info_sanitize(MountInfo *info);
 int mount_info_copy(MountInfo *dst, const MountInfo *src);
 
 /* Bitmask (1 << MOUNT_PROP_*) of the properties whose values differ. */

@@ -160,7 +160,17 @@ static void test_paths(void)
 	assert(log_level_from_string("DEBUG") == LOG_DEBUG);
 	assert(log_level_from_string("error") == LOG_ERR);
 	assert(log_level_from_string("loud") == -EINVAL);
-	printf("ok - path normalisation, number and log level parsing\n");
+	{
+		char *t = NULL;
+
+		assert(utf8_escape_invalid("/plain/päth/日本", &t) == 0 && !t);
+		assert(utf8_escape_invalid("/bad\xff/x\xc3", &t) == 1);
+		assert(strcmp(t, "/bad\\377/x\\303") == 0);
+		free(t);
+		assert(utf8_escape_invalid("\xed\xa0\x80", &t) == 1); /* a surrogate */
+		free(t);
+	}
+	printf("ok - path normalisation, number and log level parsing, UTF-8 escaping\n");
 }
 
 int main(void)

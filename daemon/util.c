@@ -98,6 +98,71 @@ int path_normalize(const char *path, char **ret)
 	return 0;
 }
 
+/* Length of the valid UTF-8 sequence at p, 0 if invalid. */
+static size_t utf8_sequence(const unsigned char *p)
+{
+	size_t n;
+	uint32_t c;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, c = p[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return n;
+}
+
+int utf8_escape_invalid(const char *s, char **ret)
+{
+	const unsigned char *p;
+	char *out, *o;
+	bool valid = true;
+
+	for (p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_sequence(p);
+
+		if (!n) {
+			valid = false;
+			break;
+		}
+		p += n;
+	}
+	if (valid)
+		return 0;
+	out = malloc(strlen(s) * 4 + 1);
+	if (!out)
+		return -ENOMEM;
+	o = out;
+	for (p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_sequence(p);
+
+		if (n) {
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+		} else {
+			o += sprintf(o, "\\%03o", *p);
+			p++;
+		}
+	}
+	*o = 0;
+	*ret = out;
+	return 1;
+}
+
 uint64_t string_hash(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;

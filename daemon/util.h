@@ -78,6 +78,13 @@ int parse_u32(const char *s, uint32_t *ret);
  */
 int path_normalize(const char *path, char **ret);
 
+/*
+ * D-Bus strings must be valid UTF-8; paths need not be. Returns 0 if s is
+ * valid (*ret untouched), 1 with a copy in *ret whose invalid bytes are
+ * written as mountinfo writes odd bytes ("\\ooo" octal).
+ */
+int utf8_escape_invalid(const char *s, char **ret);
+
 /* FNV-1a, for hashing mount points. */
 uint64_t string_hash(const char *s);
 
