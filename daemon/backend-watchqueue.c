@@ -308,7 +308,7 @@ static int query_string(uint64_t unique_id, uint32_t request, char **ret)
 
 static int wq_query_mount(Backend *base, uint64_t unique_id, MountInfo *ret)
 {
-	struct fsinfo_mount_info info = {}, parent = {};
+	struct fsinfo_mount_info info = {};
 	struct fsinfo_mount_topology top = {};
 	struct fsinfo_ids ids = {};
 	MountInfo m = {};
@@ -353,12 +353,20 @@ static int wq_query_mount(Backend *base, uint64_t unique_id, MountInfo *ret)
 	m.dev_minor = ids.f_dev_minor;
 	m.notify_sum = info.mnt_attr_changes + info.mnt_topology_changes + info.mnt_subtree_notifications;
 
-	/* Topology names the parent by its 32-bit ID; notifications use unique IDs. */
-	if (top.parent_id != info.mnt_id &&
-	    fsinfo_mount(top.parent_id, FSINFO_ATTR_MOUNT_INFO, &parent, sizeof(parent)) >= 0)
-		m.parent_unique_id = parent.mnt_unique_id;
-
 	*ret = m;
+	return 0;
+}
+
+static int wq_resolve_mnt_id(Backend *base, uint32_t mnt_id, uint64_t *ret)
+{
+	struct fsinfo_mount_info info = {};
+	long r;
+
+	/* A 32-bit ID costs the kernel a walk of the namespace: the last resort. */
+	r = fsinfo_mount(mnt_id, FSINFO_ATTR_MOUNT_INFO, &info, sizeof(info));
+	if (r < 0)
+		return r == -EPERM ? -ENOENT : (int)r;
+	*ret = info.mnt_unique_id;
 	return 0;
 }
 
@@ -371,4 +379,5 @@ const BackendOps backend_watchqueue_ops = {
 	.list_all = wq_list_all,
 	.list_children = wq_list_children,
 	.query_mount = wq_query_mount,
+	.resolve_mnt_id = wq_resolve_mnt_id,
 };

@@ -59,8 +59,14 @@ typedef struct BackendOps {
 	int (*list_all)(Backend *b, MountSummary **ret, size_t *ret_n);
 	/* The children of one mount. */
 	int (*list_children)(Backend *b, uint64_t unique_id, MountSummary **ret, size_t *ret_n);
-	/* The full record of one mount; -ENOENT if it is gone. */
+	/*
+	 * The full record of one mount; -ENOENT if it is gone. The kernel names
+	 * the parent by its 32-bit ID only: parent_unique_id is left 0 for the
+	 * manager to resolve (it usually knows it without asking).
+	 */
 	int (*query_mount)(Backend *b, uint64_t unique_id, MountInfo *ret);
+	/* The unique ID of a mount given its 32-bit ID (may cost O(mounts)). */
+	int (*resolve_mnt_id)(Backend *b, uint32_t mnt_id, uint64_t *ret);
 } BackendOps;
 
 /* Every backend object starts with this. */

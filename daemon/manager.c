@@ -18,6 +18,7 @@
 #include <sys/epoll.h>
 #include <systemd/sd-daemon.h>
 
+#include "hashmap.h"
 #include "manager-bus.h"
 #include "manager.h"
 #include "util.h"
@@ -292,6 +293,43 @@ static int query(Manager *m, uint64_t unique_id, MountInfo *info)
 	return 0;
 }
 
+/*
+ * Fills info->parent_unique_id from its 32-bit parent_id: from the hint (the
+ * parent an event or listing named), the old record, or the table's mount-ID
+ * index, all O(1); only when none knows it, from the backend.
+ */
+static void resolve_parent(Manager *m, MountInfo *info, uint64_t hint, const Mount *old)
+{
+	Mount *p;
+	uint64_t id;
+
+	info->parent_unique_id = 0;
+	if (info->parent_id == info->mnt_id)
+		return; /* a namespace root */
+	if (hint) {
+		p = table_get(m->table, hint);
+		if (p && p->info.mnt_id == info->parent_id) {
+			info->parent_unique_id = hint;
+			return;
+		}
+	}
+	if (old && old->info.parent_id == info->parent_id && old->info.parent_unique_id) {
+		p = table_get(m->table, old->info.parent_unique_id);
+		if (!p || p->info.mnt_id == info->parent_id) {
+			info->parent_unique_id = old->info.parent_unique_id;
+			return;
+		}
+	}
+	p = table_get_by_mnt_id(m->table, info->parent_id);
+	if (p && p->info.unique_id != info->unique_id) {
+		info->parent_unique_id = p->info.unique_id;
+		return;
+	}
+	if (m->backend->ops->resolve_mnt_id &&
+	    m->backend->ops->resolve_mnt_id(m->backend, info->parent_id, &id) >= 0)
+		info->parent_unique_id = id;
+}
+
 static int add_children(Manager *m, uint64_t unique_id, unsigned depth);
 
 static int refresh_superblock(Manager *m, Mount *e)
@@ -325,6 +363,7 @@ static int refresh_superblock(Manager *m, Mount *e)
 		if (k == -ENOENT)
 			continue;
 		if (k >= 0) {
+			resolve_parent(m, &info, 0, o);
 			k = update_mount(m, o, &info, true, 0);
 			mount_info_done(&info);
 		}
@@ -339,7 +378,7 @@ static int refresh_superblock(Manager *m, Mount *e)
  * by unique ID, then add or update. A mount that is already gone is left to
  * the UNMOUNT record that follows it in the queue.
  */
-static int refresh_mount(Manager *m, uint64_t unique_id, bool moved)
+static int refresh_mount(Manager *m, uint64_t unique_id, uint64_t parent_hint, bool moved)
 {
 	MountInfo info = {};
 	Mount *e;
@@ -355,6 +394,7 @@ static int refresh_mount(Manager *m, uint64_t unique_id, bool moved)
 		return r;
 	}
 	e = table_get(m->table, unique_id);
+	resolve_parent(m, &info, parent_hint, e);
 	if (e) {
 		bool sb_changed = !streq_ptr(e->info.super_options, info.super_options) ||
 				  !streq_ptr(e->info.source, info.source);
@@ -403,6 +443,7 @@ static int add_children(Manager *m, uint64_t unique_id, unsigned depth)
 		r = query(m, list[i].unique_id, &info);
 		if (r < 0)
 			continue;
+		resolve_parent(m, &info, unique_id, NULL);
 		info.notify_sum = list[i].notify_sum;
 		r = add_mount(m, &info, NULL);
 		mount_info_done(&info);
@@ -442,9 +483,9 @@ int manager_apply_event(Manager *m, const MountEvent *ev)
 
 	switch (ev->type) {
 	case MOUNT_EVENT_NEW_MOUNT:
-		return refresh_mount(m, ev->auxiliary, false);
+		return refresh_mount(m, ev->auxiliary, ev->triggered_on, false);
 	case MOUNT_EVENT_MOVE_TO:
-		return refresh_mount(m, ev->auxiliary, true);
+		return refresh_mount(m, ev->auxiliary, ev->triggered_on, true);
 	case MOUNT_EVENT_UNMOUNT:
 		e = table_get(m->table, ev->auxiliary);
 		return e ? remove_mount(m, e) : 0;
@@ -455,7 +496,7 @@ int manager_apply_event(Manager *m, const MountEvent *ev)
 	case MOUNT_EVENT_EXPIRY:
 	case MOUNT_EVENT_READONLY:
 	case MOUNT_EVENT_SETATTR:
-		return refresh_mount(m, ev->triggered_on, false);
+		return refresh_mount(m, ev->triggered_on, 0, false);
 	case MOUNT_EVENT_LOSS:
 		m->overruns++;
 		m->resync_pending = true;
@@ -520,6 +561,7 @@ static int resync(Manager *m, ResyncStats *stats, bool announce_it)
 {
 	_cleanup_free_ MountSummary *list = NULL;
 	_cleanup_free_ Mount **gone = NULL;
+	_cleanup_(hashmap_freep) Hashmap *by_mnt_id = NULL;
 	ResyncStats s = {};
 	size_t n = 0, n_gone = 0, i;
 	Mount *e;
@@ -530,6 +572,15 @@ static int resync(Manager *m, ResyncStats *stats, bool announce_it)
 		return log_error_errno(r, "Failed to list mounts below %s: %m", m->config.watch_path);
 	m->resync_pending = false;
 	qsort(list, n, sizeof(*list), compare_summary);
+	/* The listing names parents by 32-bit ID: map those to unique IDs. */
+	r = hashmap_new(&by_mnt_id);
+	if (r < 0)
+		return r;
+	for (i = 0; i < n; i++) {
+		r = hashmap_put(by_mnt_id, list[i].mnt_id, &list[i]);
+		if (r < 0)
+			return r;
+	}
 
 	for (i = 0; i < n; i++) {
 		MountInfo info = {};
@@ -555,6 +606,12 @@ static int resync(Manager *m, ResyncStats *stats, bool announce_it)
 		}
 		/* The listing's sum: the queue holds every event after it. */
 		info.notify_sum = list[i].notify_sum;
+		if (info.parent_id != info.mnt_id) {
+			MountSummary *p = hashmap_get(by_mnt_id, info.parent_id);
+
+			/* Not in the listing: not connected to the watched path. */
+			info.parent_unique_id = p ? p->unique_id : 0;
+		}
 		if (e) {
 			r = update_mount(m, e, &info, false, 0);
 			if (r > 0)

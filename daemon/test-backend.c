@@ -32,7 +32,7 @@ struct FakeKernel {
 	MountEvent *queue;
 	unsigned queue_size, head, count;
 	bool loss;
-	unsigned queries, lost;
+	unsigned queries, lost, resolves;
 	char sb_options[MAX_MOUNTS][32];
 };
 
@@ -421,9 +421,31 @@ static int f_list_children(Backend *b, uint64_t id, MountSummary **ret, size_t *
 static int f_query_mount(Backend *b, uint64_t id, MountInfo *ret)
 {
 	FakeKernel *k = (FakeKernel *)b;
+	int r;
 
 	k->queries++;
-	return fake_query(k, id, ret);
+	r = fake_query(k, id, ret);
+	if (r >= 0)
+		ret->parent_unique_id = 0; /* as the kernel: only the 32-bit parent ID */
+	return r;
+}
+
+static int f_resolve_mnt_id(Backend *b, uint32_t mnt_id, uint64_t *ret)
+{
+	FakeKernel *k = (FakeKernel *)b;
+
+	k->resolves++;
+	for (unsigned i = 0; i < k->n; i++)
+		if (k->mounts[i].alive && k->mounts[i].mnt_id == mnt_id) {
+			*ret = k->mounts[i].unique_id;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+unsigned fake_resolves(FakeKernel *k)
+{
+	return k->resolves;
 }
 
 static const BackendOps fake_ops = {
@@ -435,4 +457,5 @@ static const BackendOps fake_ops = {
 	.list_all = f_list_all,
 	.list_children = f_list_children,
 	.query_mount = f_query_mount,
+	.resolve_mnt_id = f_resolve_mnt_id,
 };

@@ -43,6 +43,8 @@ uint64_t fake_random_mount(FakeKernel *k, bool allow_root);
 bool fake_is_ancestor(FakeKernel *k, uint64_t ancestor, uint64_t id);
 unsigned fake_count(FakeKernel *k);
 unsigned fake_queries(FakeKernel *k);
+/* How often the manager had to resolve a 32-bit mount ID (an O(N) kernel walk). */
+unsigned fake_resolves(FakeKernel *k);
 unsigned fake_lost(FakeKernel *k);
 /* Number of live mounts that some lost record touched since the last call. */
 unsigned fake_touched_by_loss(FakeKernel *k, bool reset);
