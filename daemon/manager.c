@@ -182,6 +182,13 @@ static bool path_has_prefix(const char *path, const char *prefix, const char **r
 
 static int update_mount(Manager *m, Mount *e, MountInfo *info, bool keep_sum, unsigned depth);
 
+static bool in_scope(Manager *m, const MountInfo *info)
+{
+	const char *rest;
+
+	return info->mount_point && path_has_prefix(info->mount_point, m->config.watch_path, &rest);
+}
+
 /*
  * The kernel reports a move only for the mount that moved: the mount points
  * of its descendants changed with it, so rewrite them (O(subtree), moves only).
@@ -394,6 +401,14 @@ static int refresh_mount(Manager *m, uint64_t unique_id, uint64_t parent_hint, b
 		return r;
 	}
 	e = table_get(m->table, unique_id);
+	if (!in_scope(m, &info)) {
+		/*
+		 * The watch sits on the mount that holds the watched path, so it
+		 * also reports mounts beside that path: not ours to export.
+		 */
+		mount_info_done(&info);
+		return e ? remove_subtree(m, e, 0) : 0;
+	}
 	resolve_parent(m, &info, parent_hint, e);
 	if (e) {
 		bool sb_changed = !streq_ptr(e->info.super_options, info.super_options) ||
@@ -443,6 +458,10 @@ static int add_children(Manager *m, uint64_t unique_id, unsigned depth)
 		r = query(m, list[i].unique_id, &info);
 		if (r < 0)
 			continue;
+		if (!in_scope(m, &info)) {
+			mount_info_done(&info);
+			continue;
+		}
 		resolve_parent(m, &info, unique_id, NULL);
 		info.notify_sum = list[i].notify_sum;
 		r = add_mount(m, &info, NULL);
@@ -602,6 +621,16 @@ static int resync(Manager *m, ResyncStats *stats, bool announce_it)
 		}
 		if (r < 0) {
 			m->resync_pending = true;
+			continue;
+		}
+		if (!in_scope(m, &info)) {
+			mount_info_done(&info);
+			if (e) {
+				r = remove_mount(m, e);
+				if (r < 0)
+					return r;
+				s.removed++;
+			}
 			continue;
 		}
 		/* The listing's sum: the queue holds every event after it. */

@@ -360,6 +360,35 @@ static void test_move_subtree(void)
 	printf("ok - moves carry subtrees; stacked mounts resolve to the topmost\n");
 }
 
+/* Watching /w: mounts beside it are reported by the kernel but not exported. */
+static void test_watched_subtree(void)
+{
+	FakeKernel *k = fake_kernel_new(64);
+	Recorder rec;
+	Manager *m = setup(k, &rec);
+	uint64_t w, x, y;
+
+	CHECK(free_and_strdup(&m->config.watch_path, "/w") >= 0);
+	w = fake_mount(k, fake_root(k), "w", "tmpfs");
+	fake_flush_queue(k);
+	snapshot(m, &rec);
+	x = fake_mount(k, w, "x", "tmpfs");
+	y = fake_mount(k, fake_root(k), "y", "tmpfs");
+	drain_fake(m);
+	CHECK(table_get(m->table, x) && !table_get(m->table, y));
+	CHECK(!table_get(m->table, fake_root(k)) && table_size(m->table) == 2);
+	/* Moving x out of /w takes it out of the table. */
+	fake_move(k, x, y, "x");
+	drain_fake(m);
+	CHECK(!table_get(m->table, x));
+	fake_move(k, x, w, "back");
+	drain_fake(m);
+	CHECK(table_get(m->table, x) && streq_ptr(table_get(m->table, x)->info.mount_point, "/w/back"));
+	manager_free(m);
+	fake_kernel_free(k);
+	printf("ok - a watched subtree exports only what is below it\n");
+}
+
 /* A superblock remount names one mount; every bind of it changes. */
 static void test_superblock_remount(void)
 {
@@ -429,6 +458,7 @@ int main(void)
 	test_overrun_random();
 	test_move_subtree();
 	test_superblock_remount();
+	test_watched_subtree();
 	test_robustness();
 	printf("%u checks passed\n", checks);
 	return 0;
