@@ -62,10 +62,9 @@ static int bus_failure(const char *what, const sd_bus_error *error, int r)
 {
 	if (sd_bus_error_has_names(error, "org.freedesktop.DBus.Error.ServiceUnknown",
 				   "org.freedesktop.DBus.Error.NameHasNoOwner",
-				   "org.freedesktop.DBus.Error.Spawn.ChildExited",
-				   "org.freedesktop.DBus.Error.Spawn.ServiceNotFound",
-				   "org.freedesktop.systemd1.NoSuchUnit", "org.freedesktop.DBus.Error.NoReply",
-				   "org.freedesktop.DBus.Error.Disconnected")) {
+				   "org.freedesktop.systemd1.NoSuchUnit", "org.freedesktop.systemd1.UnitFailed",
+				   "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Disconnected") ||
+	    (error->name && strncmp(error->name, "org.freedesktop.DBus.Error.Spawn.", 33) == 0)) {
 		fprintf(stderr, "mountwatchd is not running%s: %s\n",
 			arg_no_start ? "" : " and could not be started", error->message ?: error->name);
 		return EXIT_NOT_RUNNING;
