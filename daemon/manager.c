@@ -161,8 +161,12 @@ static int remove_subtree(Manager *m, Mount *e, unsigned depth)
 	Mount *c;
 
 	/* Children first; each removal unlinks the list head, so restart. */
-	while (depth < MAX_DEPTH && (c = table_first_child(m->table, e->info.unique_id)) && c != e)
-		(void)remove_subtree(m, c, depth + 1);
+	while (depth < MAX_DEPTH && (c = table_first_child(m->table, e->info.unique_id)) && c != e) {
+		int r = remove_subtree(m, c, depth + 1);
+
+		if (r < 0)
+			return r;
+	}
 	return remove_mount(m, e);
 }
 
