@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Print one closing line, "N passed, N failed, N skipped", for meson test
-logs (testlog.json): a TAP test counts each of its cases, any other test
-counts once."""
+logs (meson-logs/testlog.json): a TAP test whose output tap-tee kept in
+meson-logs/NAME.tap counts each of its cases, any other test counts once."""
 import json
+import os
 import re
 import sys
 
@@ -15,14 +16,15 @@ for path in sys.argv[1:]:
         continue
     for line in lines:
         t = json.loads(line)
-        cases = [TAP.match(l) for l in t.get('stdo', '').splitlines()] \
-            if t.get('protocol') == 'TestProtocol.TAP' else []
-        cases = [m for m in cases if m]
+        name = t['name'].split(' / ')[-1]
+        tap = os.path.join(os.path.dirname(path), name + '.tap')
+        cases = []
+        if os.path.exists(tap):
+            cases = [m for m in map(TAP.match, open(tap).read().splitlines()) if m]
         if not cases:
-            res = t['result']
-            if res in ('OK', 'EXPECTEDFAIL'):
+            if t['result'] in ('OK', 'EXPECTEDFAIL'):
                 passed += 1
-            elif res == 'SKIP':
+            elif t['result'] == 'SKIP':
                 skipped += 1
             else:
                 failed += 1
@@ -34,7 +36,7 @@ for path in sys.argv[1:]:
                 failed += 1
             else:
                 passed += 1
-        # A test that failed as a whole with all cases passing (timeout,
+        # A test that failed as a whole with every case passing (timeout,
         # crash, bad plan) is one more failure.
         if t['result'] not in ('OK', 'SKIP', 'EXPECTEDFAIL') and \
                 not any(m.group(1) for m in cases):
