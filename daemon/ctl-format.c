@@ -166,6 +166,19 @@ int propagation_number(const char *s)
 	return 0;
 }
 
+const char *owner_change_message(const char *watched, const char *name, const char *old_owner,
+				 const char *new_owner)
+{
+	old_owner = old_owner ?: "";
+	new_owner = new_owner ?: "";
+	if (!streq_ptr(name, watched) || streq_ptr(old_owner, new_owner))
+		return NULL;
+	if (!*new_owner)
+		return "mountwatchd went away.";
+	/* A new owner, after none or replacing another: a new daemon, a new table. */
+	return "mountwatchd (re)started; events in between were not seen.";
+}
+
 /* ---- trees ---- */
 
 static int cmp_parent(const void *a, const void *b)

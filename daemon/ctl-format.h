@@ -2,7 +2,8 @@
 /*
  * mountwatchctl's output: the mount records it reads from the bus and the
  * table, tree (in the style of the fsinfo samples' test-mntinfo) and JSON
- * renderings of them. Pure functions on arrays, so they are unit-tested.
+ * renderings of them, and what monitor says when the daemon comes or goes.
+ * Pure functions, so they are unit-tested.
  */
 #ifndef MOUNTWATCH_CTL_FORMAT_H
 #define MOUNTWATCH_CTL_FORMAT_H
@@ -41,5 +42,13 @@ int format_tree(FILE *f, CtlMount *m, size_t n, uint64_t root_id);
 int format_tree_json(FILE *f, CtlMount *m, size_t n, uint64_t root_id);
 
 int propagation_number(const char *s);
+
+/*
+ * What monitor says when NameOwnerChanged(name, old_owner, new_owner)
+ * arrives for the daemon's bus name `watched`: NULL when there is nothing to
+ * say (another name, or no change of owner).
+ */
+const char *owner_change_message(const char *watched, const char *name, const char *old_owner,
+				 const char *new_owner);
 
 #endif

@@ -17,6 +17,14 @@
 #define MANAGER_IFACE "org.mountwatch.MountWatch1.Manager"
 #define MOUNT_IFACE "org.mountwatch.MountWatch1.Mount"
 
+/*
+ * NameOwnerChanged for our bus name only (arg0): without arg0 the bus sends
+ * it for every name, e.g. each client's unique name as it comes and goes.
+ */
+#define OWNER_MATCH                                                                         \
+	"type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"         \
+	"interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" BUS_NAME "'"
+
 enum {
 	EXIT_OK = 0,
 	EXIT_FAIL = 1,
@@ -605,14 +613,13 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 
 static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-	const char *name, *old, *new;
+	const char *name, *old_owner, *new_owner, *line;
 
-	if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0)
+	if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
 		return 0;
-	if (!*new)
-		fprintf(stderr, "mountwatchd went away.\n");
-	else if (!*old)
-		fprintf(stderr, "mountwatchd (re)started; events in between were not seen.\n");
+	line = owner_change_message(BUS_NAME, name, old_owner, new_owner);
+	if (line)
+		fprintf(stderr, "%s\n", line);
 	return 0;
 }
 
@@ -624,8 +631,7 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 
 	r = sd_bus_match_signal(bus, NULL, BUS_NAME, MANAGER_PATH, MANAGER_IFACE, NULL, on_signal, NULL);
 	if (r >= 0)
-		r = sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-					"org.freedesktop.DBus", "NameOwnerChanged", on_owner_changed, NULL);
+		r = sd_bus_add_match(bus, NULL, OWNER_MATCH, on_owner_changed, NULL);
 	if (r < 0) {
 		fprintf(stderr, "Failed to subscribe to signals: %s\n", strerror(-r));
 		return EXIT_FAIL;

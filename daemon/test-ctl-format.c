@@ -100,8 +100,21 @@ int main(void)
 		free(buf);
 	}
 	assert(propagation_number("slave") == 3 && propagation_number("bogus") == 0);
+
+	/* monitor: only owner changes of the daemon's name are news; clients' unique names are not. */
+	{
+		const char *bus = "org.mountwatch.MountWatch1";
+
+		assert(!owner_change_message(bus, ":1.42", "", ":1.42"));
+		assert(!owner_change_message(bus, ":1.42", ":1.42", ""));
+		assert(!owner_change_message(bus, "org.freedesktop.login1", "", ":1.7"));
+		assert(!owner_change_message(bus, bus, ":1.7", ":1.7"));
+		assert(strstr(owner_change_message(bus, bus, ":1.7", ""), "went away"));
+		assert(strstr(owner_change_message(bus, bus, "", ":1.9"), "(re)started"));
+		assert(strstr(owner_change_message(bus, bus, ":1.7", ":1.9"), "(re)started"));
+	}
 	for (size_t i = 0; i < n; i++)
 		ctl_mount_done(&m[i]);
-	printf("ok - tree, list and JSON output\n");
+	printf("ok - tree, list and JSON output; monitor's owner-change lines\n");
 	return 0;
 }
