@@ -230,8 +230,24 @@ static const char *relative_point(const CtlMount *parent, const CtlMount *child)
 	return c;
 }
 
+/*
+ * DEV as test-mntinfo prints it, "%x:%x"; the Device property is "major:minor"
+ * in decimal, as in mountinfo. Anything else is shown as it is.
+ */
+static const char *device_hex(const char *device, char *buf, size_t size)
+{
+	unsigned major, minor;
+	int end = -1;
+
+	if (!device || sscanf(device, "%u:%u%n", &major, &minor, &end) != 2 || device[end])
+		return device ?: "";
+	snprintf(buf, size, "%x:%x", major, minor);
+	return buf;
+}
+
 static void tree_line(FILE *f, const CtlMount *m, const char *prefix, const char *name, unsigned depth)
 {
+	char dev[32];
 	int s;
 
 	fputs(prefix, f);
@@ -242,7 +258,8 @@ static void tree_line(FILE *f, const CtlMount *m, const char *prefix, const char
 	s += (int)depth;
 	s = s < 38 ? 38 - s : 1;
 	fprintf(f, "%*s%10u %8" PRIx64 " %2" PRIx64 " %x %5s %s\n", s, "", m->mount_id, m->change_count,
-		m->attributes, propagation_number(m->propagation), m->device ?: "", m->fstype ?: "");
+		m->attributes, propagation_number(m->propagation), device_hex(m->device, dev, sizeof(dev)),
+		m->fstype ?: "");
 }
 
 static void tree_rec(FILE *f, const CtlMount *all, size_t n, const CtlMount *m, char *prefix,

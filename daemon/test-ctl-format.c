@@ -17,7 +17,7 @@ static CtlMount mk(uint64_t id, uint64_t parent, uint32_t mnt_id, const char *po
 		.mount_point = strdup(point),
 		.fstype = strdup(type),
 		.propagation = strdup("shared"),
-		.device = strdup("0:14"),
+		.device = strdup("0:20"),
 		.source = strdup("src\"x"),
 		.attributes = 0xe,
 	};
@@ -60,7 +60,9 @@ int main(void)
 	assert(strstr(out, "\n |   |   \\_ unified "));
 	assert(strstr(out, "\n |   \\_ kernel/security "));
 	assert(strstr(out, "\n \\_ tmp "));
+	/* DEV in hex as test-mntinfo prints it; the bus says "0:20" in decimal. */
 	assert(strstr(out, "        21        0  e 4  0:14 ext4\n"));
+	assert(!strstr(out, "0:20"));
 	/* The columns line up as in test-mntinfo: ID right-aligned after 38 columns. */
 	{
 		const char *l = strstr(out, "\n \\_ tmp ") + 1;
@@ -81,6 +83,20 @@ int main(void)
 	assert(strstr(out, "\"mount_point\": \"/sys/fs/cgroup/unified\""));
 	assert(strstr(out, "\"source\": \"src\\\"x\""));
 	assert(strstr(out, "\"children\": ["));
+	/* JSON is data: the Device property as the bus and mountinfo give it. */
+	assert(strstr(out, "\"device\": \"0:20\""));
+	free(out);
+
+	/* A block device; something that is not "major:minor" is shown as it is. */
+	for (size_t i = 0; i < n; i++) {
+		if (streq_ptr(m[i].mount_point, "/tmp"))
+			assert(free_and_strdup(&m[i].device, "259:17") > 0);
+		else if (streq_ptr(m[i].mount_point, "/sys/kernel/security"))
+			assert(free_and_strdup(&m[i].device, "weird") > 0);
+	}
+	out = render(format_tree, m, n, 0, &r);
+	assert(r == 0);
+	assert(strstr(out, " 103:11 tmpfs\n") && strstr(out, " weird securityfs\n"));
 	free(out);
 
 	{
