@@ -613,21 +613,12 @@ static int resync(Manager *m, ResyncStats *stats, bool announce_it)
 			continue;
 		s.requeried++;
 		r = query(m, list[i].unique_id, &info);
-		if (r == -ENOENT) {
-			/* Gone since the listing. */
-			if (e) {
-				r = remove_mount(m, e);
-				if (r < 0)
-					return r;
-				s.removed++;
-			}
-			continue;
-		}
-		if (r < 0) {
+		if (r < 0 && r != -ENOENT) {
 			m->resync_pending = true;
 			continue;
 		}
-		if (!in_scope(m, &info)) {
+		if (r == -ENOENT || !in_scope(m, &info)) {
+			/* Gone since the listing, or not below the watched path. */
 			mount_info_done(&info);
 			if (e) {
 				r = remove_mount(m, e);
