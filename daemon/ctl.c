@@ -125,8 +125,80 @@ fail:
 	return -r; /* negative exit status */
 }
 
-/* Reads one a{sv} of Mount properties into *m. */
-static int read_mount_props(sd_bus_message *reply, CtlMount *m)
+/* A property that a command reads from an a{sv}, and where it goes. */
+typedef struct BusProperty {
+	const char *name;
+	char type; /* 's' (char *, a copy), 'b' (bool), 'u' (uint32_t) or 't' (uint64_t) */
+	size_t offset;
+} BusProperty;
+
+static const BusProperty mount_properties[] = {
+	{ "UniqueId", 't', offsetof(CtlMount, unique_id) },
+	{ "MountId", 'u', offsetof(CtlMount, mount_id) },
+	{ "ParentUniqueId", 't', offsetof(CtlMount, parent_unique_id) },
+	{ "ParentId", 'u', offsetof(CtlMount, parent_id) },
+	{ "MountPoint", 's', offsetof(CtlMount, mount_point) },
+	{ "Root", 's', offsetof(CtlMount, root) },
+	{ "Source", 's', offsetof(CtlMount, source) },
+	{ "FsType", 's', offsetof(CtlMount, fstype) },
+	{ "Options", 's', offsetof(CtlMount, options) },
+	{ "SuperOptions", 's', offsetof(CtlMount, super_options) },
+	{ "Attributes", 't', offsetof(CtlMount, attributes) },
+	{ "ReadOnly", 'b', offsetof(CtlMount, read_only) },
+	{ "Propagation", 's', offsetof(CtlMount, propagation) },
+	{ "PeerGroup", 'u', offsetof(CtlMount, peer_group) },
+	{ "MasterGroup", 'u', offsetof(CtlMount, master_group) },
+	{ "SuperblockId", 't', offsetof(CtlMount, superblock_id) },
+	{ "Device", 's', offsetof(CtlMount, device) },
+	{ "ChangeCount", 't', offsetof(CtlMount, change_count) },
+};
+
+/* The Manager's properties, for status. */
+typedef struct Status {
+	char *version, *backend, *watched_path;
+	uint32_t mount_count;
+	uint64_t generation, overruns, resyncs;
+} Status;
+
+static const BusProperty status_properties[] = {
+	{ "Version", 's', offsetof(Status, version) },
+	{ "Backend", 's', offsetof(Status, backend) },
+	{ "WatchedPath", 's', offsetof(Status, watched_path) },
+	{ "MountCount", 'u', offsetof(Status, mount_count) },
+	{ "Generation", 't', offsetof(Status, generation) },
+	{ "Overruns", 't', offsetof(Status, overruns) },
+	{ "Resyncs", 't', offsetof(Status, resyncs) },
+};
+
+/* Reads the variant's value (entered already) into the field p names. */
+static int read_property(sd_bus_message *reply, const BusProperty *p, void *base)
+{
+	void *field = (char *)base + p->offset;
+	const char *s;
+	int b, r;
+
+	switch (p->type) {
+	case 's':
+		r = sd_bus_message_read_basic(reply, 's', &s);
+		if (r < 0)
+			return r;
+		return free_and_strdup(field, s) < 0 ? -ENOMEM : 0;
+	case 'b':
+		r = sd_bus_message_read_basic(reply, 'b', &b);
+		if (r < 0)
+			return r;
+		*(bool *)field = b;
+		return 0;
+	default: /* 'u', 't': the field has the wire type */
+		return sd_bus_message_read_basic(reply, p->type, field);
+	}
+}
+
+/*
+ * Reads an a{sv} into the struct at base as the table says. A property the
+ * table does not name, or one with another type, is skipped.
+ */
+static int read_properties(sd_bus_message *reply, const BusProperty *table, size_t n, void *base)
 {
 	int r;
 
@@ -134,92 +206,39 @@ static int read_mount_props(sd_bus_message *reply, CtlMount *m)
 	if (r < 0)
 		return r;
 	while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-		const char *name, *contents;
-		char type;
+		const BusProperty *p = NULL;
+		const char *name, *contents = NULL;
 
 		r = sd_bus_message_read(reply, "s", &name);
+		if (r >= 0)
+			r = sd_bus_message_peek_type(reply, NULL, &contents);
 		if (r < 0)
 			return r;
-		r = sd_bus_message_peek_type(reply, &type, &contents);
-		if (r < 0)
-			return r;
-		r = sd_bus_message_enter_container(reply, 'v', contents);
-		if (r < 0)
-			return r;
-		if (streq_ptr(contents, "s")) {
-			const char *s;
-			char **dst = NULL;
-
-			r = sd_bus_message_read(reply, "s", &s);
-			if (r < 0)
-				return r;
-#define STR(n, field) else if (streq_ptr(name, n)) dst = &m->field;
-			if (0)
-				;
-			STR("MountPoint", mount_point)
-			STR("Root", root)
-			STR("Source", source)
-			STR("FsType", fstype)
-			STR("Options", options)
-			STR("SuperOptions", super_options)
-			STR("Propagation", propagation)
-			STR("Device", device)
-#undef STR
-			if (dst && free_and_strdup(dst, s) < 0)
-				return -ENOMEM;
-		} else if (streq_ptr(contents, "t")) {
-			uint64_t v;
-
-			r = sd_bus_message_read(reply, "t", &v);
-			if (r < 0)
-				return r;
-			if (streq_ptr(name, "UniqueId"))
-				m->unique_id = v;
-			else if (streq_ptr(name, "ParentUniqueId"))
-				m->parent_unique_id = v;
-			else if (streq_ptr(name, "Attributes"))
-				m->attributes = v;
-			else if (streq_ptr(name, "SuperblockId"))
-				m->superblock_id = v;
-			else if (streq_ptr(name, "ChangeCount"))
-				m->change_count = v;
-		} else if (streq_ptr(contents, "u")) {
-			uint32_t v;
-
-			r = sd_bus_message_read(reply, "u", &v);
-			if (r < 0)
-				return r;
-			if (streq_ptr(name, "MountId"))
-				m->mount_id = v;
-			else if (streq_ptr(name, "ParentId"))
-				m->parent_id = v;
-			else if (streq_ptr(name, "PeerGroup"))
-				m->peer_group = v;
-			else if (streq_ptr(name, "MasterGroup"))
-				m->master_group = v;
-		} else if (streq_ptr(contents, "b")) {
-			int v;
-
-			r = sd_bus_message_read(reply, "b", &v);
-			if (r < 0)
-				return r;
-			if (streq_ptr(name, "ReadOnly"))
-				m->read_only = v;
-		} else {
-			r = sd_bus_message_skip(reply, contents);
-			if (r < 0)
-				return r;
-		}
-		r = sd_bus_message_exit_container(reply); /* v */
-		if (r < 0)
-			return r;
-		r = sd_bus_message_exit_container(reply); /* e */
+		for (size_t i = 0; i < n && !p; i++)
+			if (streq_ptr(name, table[i].name) && contents && contents[0] == table[i].type &&
+			    !contents[1])
+				p = &table[i];
+		if (p) {
+			r = sd_bus_message_enter_container(reply, 'v', contents);
+			if (r >= 0)
+				r = read_property(reply, p, base);
+			if (r >= 0)
+				r = sd_bus_message_exit_container(reply); /* v */
+		} else
+			r = sd_bus_message_skip(reply, "v");
+		if (r >= 0)
+			r = sd_bus_message_exit_container(reply); /* e */
 		if (r < 0)
 			return r;
 	}
 	if (r < 0)
 		return r;
 	return sd_bus_message_exit_container(reply);
+}
+
+static int read_mount_props(sd_bus_message *reply, CtlMount *m)
+{
+	return read_properties(reply, mount_properties, ELEMENTSOF(mount_properties), m);
 }
 
 /* Every mount with every property, from one GetManagedObjects call. */
@@ -463,66 +482,38 @@ static int cmd_wait(sd_bus *bus, int argc, char **argv)
 static int cmd_status(sd_bus *bus, int argc, char **argv)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	const char *version = "", *backend = "", *path = "";
-	uint64_t generation = 0, overruns = 0, resyncs = 0;
-	uint32_t count = 0;
+	Status st = {};
 	int r;
 
 	r = call(bus, "read the daemon's status", &reply, 0, MANAGER_PATH, "org.freedesktop.DBus.Properties",
 		 "GetAll", "s", MANAGER_IFACE);
 	if (r < 0)
 		return -r;
-	r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-	while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-		const char *name, *contents;
-		char type;
-
-		r = sd_bus_message_read(reply, "s", &name);
-		if (r >= 0)
-			r = sd_bus_message_peek_type(reply, &type, &contents);
-		if (r >= 0)
-			r = sd_bus_message_enter_container(reply, 'v', contents);
-		if (r < 0)
-			break;
-		if (streq_ptr(name, "Version"))
-			r = sd_bus_message_read(reply, "s", &version);
-		else if (streq_ptr(name, "Backend"))
-			r = sd_bus_message_read(reply, "s", &backend);
-		else if (streq_ptr(name, "WatchedPath"))
-			r = sd_bus_message_read(reply, "s", &path);
-		else if (streq_ptr(name, "MountCount"))
-			r = sd_bus_message_read(reply, "u", &count);
-		else if (streq_ptr(name, "Generation"))
-			r = sd_bus_message_read(reply, "t", &generation);
-		else if (streq_ptr(name, "Overruns"))
-			r = sd_bus_message_read(reply, "t", &overruns);
-		else if (streq_ptr(name, "Resyncs"))
-			r = sd_bus_message_read(reply, "t", &resyncs);
-		else
-			r = sd_bus_message_skip(reply, contents);
-		if (r >= 0)
-			r = sd_bus_message_exit_container(reply);
-		if (r >= 0)
-			r = sd_bus_message_exit_container(reply);
-	}
+	r = read_properties(reply, status_properties, ELEMENTSOF(status_properties), &st);
 	if (r < 0) {
 		fprintf(stderr, "Failed to parse the daemon's status: %s\n", strerror(-r));
-		return EXIT_FAIL;
-	}
-	if (arg_json) {
+		r = EXIT_FAIL;
+	} else if (arg_json) {
 		printf("{\"version\": ");
-		json_string(stdout, version);
+		json_string(stdout, st.version);
 		printf(", \"backend\": ");
-		json_string(stdout, backend);
+		json_string(stdout, st.backend);
 		printf(", \"watched_path\": ");
-		json_string(stdout, path);
+		json_string(stdout, st.watched_path);
 		printf(", \"mount_count\": %u, \"generation\": %" PRIu64 ", \"overruns\": %" PRIu64
-		       ", \"resyncs\": %" PRIu64 "}\n", count, generation, overruns, resyncs);
-	} else
+		       ", \"resyncs\": %" PRIu64 "}\n", st.mount_count, st.generation, st.overruns, st.resyncs);
+		r = EXIT_OK;
+	} else {
 		printf("Version: %s\nBackend: %s\nWatchedPath: %s\nMountCount: %u\nGeneration: %" PRIu64
 		       "\nOverruns: %" PRIu64 "\nResyncs: %" PRIu64 "\n",
-		       version, backend, path, count, generation, overruns, resyncs);
-	return EXIT_OK;
+		       st.version ?: "", st.backend ?: "", st.watched_path ?: "", st.mount_count, st.generation,
+		       st.overruns, st.resyncs);
+		r = EXIT_OK;
+	}
+	free(st.version);
+	free(st.backend);
+	free(st.watched_path);
+	return r;
 }
 
 static int cmd_resync(sd_bus *bus, int argc, char **argv)
