@@ -56,16 +56,22 @@ static void record(Manager *m, ChangeType type, const Mount *mount, const char *
 	}
 }
 
-static Manager *setup(FakeKernel *k, Recorder *rec)
+typedef void (*TestFn)(FakeKernel *k, Manager *m, Recorder *rec);
+
+/* Runs one test on a new fake kernel (a queue of queue_size records) and manager. */
+static void run(TestFn test, unsigned queue_size)
 {
+	FakeKernel *k = fake_kernel_new(queue_size);
+	Recorder rec = { .generation_monotonic = true };
 	Manager *m;
 
 	CHECK(manager_new(&m) == 0);
 	manager_set_backend(m, fake_kernel_backend(k));
-	*rec = (Recorder){ .generation_monotonic = true };
 	m->change_fn = record;
-	m->change_userdata = rec;
-	return m;
+	m->change_userdata = &rec;
+	test(k, m, &rec);
+	manager_free(m);
+	fake_kernel_free(k);
 }
 
 /* Compares the table with the fake kernel; returns the number of sum mismatches. */
@@ -126,22 +132,16 @@ static void drain_fake(Manager *m)
 	CHECK(manager_process_events(m) == 0);
 }
 
-static void test_snapshot(void)
+static void test_snapshot(FakeKernel *k, Manager *m, Recorder *rec)
 {
-	FakeKernel *k = fake_kernel_new(4096);
-	Recorder rec;
-	Manager *m = setup(k, &rec);
-
 	build_tree(k, 200);
-	snapshot(m, &rec);
+	snapshot(m, rec);
 	CHECK(compare(m, k) == 0);
 	CHECK(m->resyncs == 0);
 	/* Events queued before the snapshot are already in it: applying them changes nothing visible. */
 	drain_fake(m);
 	(void)compare(m, k);
-	CHECK(rec.added == 0 && rec.removed == 0);
-	manager_free(m);
-	fake_kernel_free(k);
+	CHECK(rec->added == 0 && rec->removed == 0);
 	printf("ok - snapshot\n");
 }
 
@@ -174,17 +174,14 @@ static void random_op(FakeKernel *k, unsigned *serial)
 }
 
 /* Applying every event as it happens: the table and the mirrored sums are exact. */
-static void test_events_exact(void)
+static void test_events_exact(FakeKernel *k, Manager *m, Recorder *rec)
 {
-	FakeKernel *k = fake_kernel_new(4096);
 	unsigned serial = 0, queries_before;
 	uint64_t events_before;
-	Recorder rec;
-	Manager *m = setup(k, &rec);
 
 	build_tree(k, 100);
 	fake_flush_queue(k);
-	snapshot(m, &rec);
+	snapshot(m, rec);
 	for (unsigned i = 0; i < 3000; i++) {
 		queries_before = fake_queries(k);
 		events_before = m->events;
@@ -193,31 +190,26 @@ static void test_events_exact(void)
 		/* O(1) per event: at most one query per record (none for unmounts). */
 		CHECK(fake_queries(k) - queries_before <= m->events - events_before);
 		if (compare(m, k) != 0) {
-					fprintf(stderr, "after op %u\n", i);
+			fprintf(stderr, "after op %u\n", i);
 			(void)compare(m, k);
 			CHECK(0);
 		}
 	}
 	CHECK(m->resyncs == 0 && m->overruns == 0);
-	CHECK(rec.generation_monotonic);
-	CHECK(rec.added > 0 && rec.removed > 0 && rec.changed > 0);
+	CHECK(rec->generation_monotonic);
+	CHECK(rec->added > 0 && rec->removed > 0 && rec->changed > 0);
 	/* Parents come from the records and the table, not from O(N) ID lookups. */
 	CHECK(fake_resolves(k) == 0);
-	manager_free(m);
-	fake_kernel_free(k);
 	printf("ok - events applied one by one keep table and counters exact (%u checks so far)\n", checks);
 }
 
 /* Batches of events: the table is exact; counters may run ahead (queries see the present). */
-static void test_events_batched(void)
+static void test_events_batched(FakeKernel *k, Manager *m, Recorder *rec)
 {
-	FakeKernel *k = fake_kernel_new(4096);
 	unsigned serial = 0, mismatched = 0;
-	Recorder rec;
-	Manager *m = setup(k, &rec);
 
 	build_tree(k, 50);
-	snapshot(m, &rec);
+	snapshot(m, rec);
 	drain_fake(m);
 	for (unsigned round = 0; round < 300; round++) {
 		unsigned burst = 1 + (unsigned)rand() % 30;
@@ -228,20 +220,15 @@ static void test_events_batched(void)
 		mismatched = compare(m, k);
 	}
 	CHECK(m->resyncs == 0);
-	CHECK(rec.generation_monotonic);
+	CHECK(rec->generation_monotonic);
 	printf("ok - batched events keep the table exact (%u of %zu counters ahead)\n", mismatched,
 	       table_size(m->table));
-	manager_free(m);
-	fake_kernel_free(k);
 }
 
 /* Lost records: resync re-queries exactly the mounts that lost records touched. */
-static void test_overrun_requery(void)
+static void test_overrun_requery(FakeKernel *k, Manager *m, Recorder *rec)
 {
-	FakeKernel *k = fake_kernel_new(4);
 	uint64_t leaves[10];
-	Recorder rec;
-	Manager *m = setup(k, &rec);
 	uint64_t p = fake_root(k);
 	unsigned touched;
 	char name[32];
@@ -258,7 +245,7 @@ static void test_overrun_requery(void)
 		if (i < 10)
 			leaves[i] = fake_mount(k, id, "leaf", "ext4");
 	}
-	snapshot(m, &rec);
+	snapshot(m, rec);
 	drain_fake(m); /* overflowed during set-up: resync */
 	(void)fake_touched_by_loss(k, true);
 	CHECK(compare(m, k) == 0);
@@ -274,28 +261,23 @@ static void test_overrun_requery(void)
 	CHECK(touched == 13);
 	CHECK(m->last_resync.requeried == touched);
 	CHECK(m->last_resync.changed == 6 && m->last_resync.added == 0 && m->last_resync.removed == 0);
-	CHECK(rec.resynced >= 1);
+	CHECK(rec->resynced >= 1);
 
 	/* A mount that vanished without a record is dropped by a resync. */
 	fake_unmount_silently(k, leaves[0]);
 	CHECK(manager_resync(m, NULL) == 0);
 	CHECK(m->last_resync.removed == 1 && m->last_resync.requeried == 0);
 	CHECK(compare(m, k) == 0);
-	manager_free(m);
-	fake_kernel_free(k);
 	printf("ok - overrun: resync re-queries only the %u mounts touched by lost records\n", touched);
 }
 
 /* Random storms into a tiny queue: the table converges, resyncs happen. */
-static void test_overrun_random(void)
+static void test_overrun_random(FakeKernel *k, Manager *m, Recorder *rec)
 {
-	FakeKernel *k = fake_kernel_new(8);
 	unsigned serial = 0, requeried = 0, sizes = 0;
-	Recorder rec;
-	Manager *m = setup(k, &rec);
 
 	build_tree(k, 100);
-	snapshot(m, &rec);
+	snapshot(m, rec);
 	drain_fake(m);
 	for (unsigned round = 0; round < 300; round++) {
 		unsigned burst = 1 + (unsigned)rand() % 40;
@@ -311,21 +293,16 @@ static void test_overrun_random(void)
 		(void)compare(m, k);
 	}
 	CHECK(m->resyncs > 0 && m->overruns > 0);
-	CHECK(rec.generation_monotonic);
+	CHECK(rec->generation_monotonic);
 	/* Far fewer queries than re-reading the whole table each time. */
 	CHECK(requeried < sizes);
 	printf("ok - overrun storms: %" PRIu64 " resyncs, %u of %u mounts re-queried, table exact\n",
 	       m->resyncs, requeried, sizes);
-	manager_free(m);
-	fake_kernel_free(k);
 }
 
 /* A move carries its subtree: descendants' mount points follow. */
-static void test_move_subtree(void)
+static void test_move_subtree(FakeKernel *k, Manager *m, Recorder *rec)
 {
-	FakeKernel *k = fake_kernel_new(64);
-	Recorder rec;
-	Manager *m = setup(k, &rec);
 	uint64_t a, b, c, d;
 	Mount *e;
 
@@ -333,7 +310,7 @@ static void test_move_subtree(void)
 	b = fake_mount(k, a, "b", "tmpfs");
 	c = fake_mount(k, b, "c", "tmpfs");
 	d = fake_mount(k, fake_root(k), "d", "tmpfs");
-	snapshot(m, &rec);
+	snapshot(m, rec);
 	drain_fake(m);
 
 	fake_move(k, a, d, "x");
@@ -341,7 +318,7 @@ static void test_move_subtree(void)
 	(void)compare(m, k);
 	e = table_get(m->table, c);
 	CHECK(e && streq_ptr(e->info.mount_point, "/d/x/b/c"));
-	CHECK(rec.removed == 0); /* a move is a change, not a removal */
+	CHECK(rec->removed == 0); /* a move is a change, not a removal */
 
 	/* Stacked mounts: the topmost one answers for the path. */
 	uint64_t s1 = fake_mount(k, fake_root(k), "s", "tmpfs");
@@ -355,23 +332,18 @@ static void test_move_subtree(void)
 	e = table_topmost_at(m->table, "/s");
 	CHECK(e && e->info.unique_id == s1);
 	(void)b;
-	manager_free(m);
-	fake_kernel_free(k);
 	printf("ok - moves carry subtrees; stacked mounts resolve to the topmost\n");
 }
 
 /* Watching /w: mounts beside it are reported by the kernel but not exported. */
-static void test_watched_subtree(void)
+static void test_watched_subtree(FakeKernel *k, Manager *m, Recorder *rec)
 {
-	FakeKernel *k = fake_kernel_new(64);
-	Recorder rec;
-	Manager *m = setup(k, &rec);
 	uint64_t w, x, y;
 
 	CHECK(free_and_strdup(&m->config.watch_path, "/w") >= 0);
 	w = fake_mount(k, fake_root(k), "w", "tmpfs");
 	fake_flush_queue(k);
-	snapshot(m, &rec);
+	snapshot(m, rec);
 	x = fake_mount(k, w, "x", "tmpfs");
 	y = fake_mount(k, fake_root(k), "y", "tmpfs");
 	drain_fake(m);
@@ -384,44 +356,34 @@ static void test_watched_subtree(void)
 	fake_move(k, x, w, "back");
 	drain_fake(m);
 	CHECK(table_get(m->table, x) && streq_ptr(table_get(m->table, x)->info.mount_point, "/w/back"));
-	manager_free(m);
-	fake_kernel_free(k);
 	printf("ok - a watched subtree exports only what is below it\n");
 }
 
 /* A superblock remount names one mount; every bind of it changes. */
-static void test_superblock_remount(void)
+static void test_superblock_remount(FakeKernel *k, Manager *m, Recorder *rec)
 {
-	FakeKernel *k = fake_kernel_new(64);
-	Recorder rec;
-	Manager *m = setup(k, &rec);
 	uint64_t a, b, c;
 
 	a = fake_mount(k, fake_root(k), "a", "tmpfs");
 	b = fake_bind(k, a, fake_root(k), "b");
 	c = fake_bind(k, a, fake_root(k), "c");
 	fake_flush_queue(k);
-	snapshot(m, &rec);
+	snapshot(m, rec);
 	fake_remount_sb(k, b, "ro,size=1k");
 	drain_fake(m);
 	CHECK(compare(m, k) == 0);
 	CHECK(streq_ptr(table_get(m->table, a)->info.super_options, "ro,size=1k"));
 	CHECK(streq_ptr(table_get(m->table, c)->info.super_options, "ro,size=1k"));
-	CHECK(rec.changed == 3);
-	manager_free(m);
-	fake_kernel_free(k);
+	CHECK(rec->changed == 3);
 	printf("ok - a superblock remount updates every mount of it\n");
 }
 
 /* Records about mounts already gone, twice-seen mounts, unknown IDs: no harm. */
-static void test_robustness(void)
+static void test_robustness(FakeKernel *k, Manager *m, Recorder *rec)
 {
-	FakeKernel *k = fake_kernel_new(64);
-	Recorder rec;
-	Manager *m = setup(k, &rec);
 	MountEvent ev;
 
-	snapshot(m, &rec);
+	snapshot(m, rec);
 	ev = (MountEvent){ .type = MOUNT_EVENT_UNMOUNT, .triggered_on = 1, .auxiliary = 999 };
 	CHECK(manager_apply_event(m, &ev) == 0);
 	ev = (MountEvent){ .type = MOUNT_EVENT_NEW_MOUNT, .triggered_on = 1, .auxiliary = 999 };
@@ -439,10 +401,8 @@ static void test_robustness(void)
 	uint64_t x = fake_mount(k, fake_root(k), "x", "tmpfs");
 	fake_umount(k, x);
 	drain_fake(m);
-	CHECK(rec.added == 0 && rec.removed == 0);
+	CHECK(rec->added == 0 && rec->removed == 0);
 	(void)compare(m, k);
-	manager_free(m);
-	fake_kernel_free(k);
 	printf("ok - stale, duplicate and unknown records are harmless\n");
 }
 
@@ -451,15 +411,15 @@ int main(void)
 	srand(42);
 	setvbuf(stdout, NULL, _IONBF, 0);
 	log_max_level = LOG_WARNING;
-	test_snapshot();
-	test_events_exact();
-	test_events_batched();
-	test_overrun_requery();
-	test_overrun_random();
-	test_move_subtree();
-	test_superblock_remount();
-	test_watched_subtree();
-	test_robustness();
+	run(test_snapshot, 4096);
+	run(test_events_exact, 4096);
+	run(test_events_batched, 4096);
+	run(test_overrun_requery, 4);
+	run(test_overrun_random, 8);
+	run(test_move_subtree, 64);
+	run(test_superblock_remount, 64);
+	run(test_watched_subtree, 64);
+	run(test_robustness, 64);
 	printf("%u checks passed\n", checks);
 	return 0;
 }
