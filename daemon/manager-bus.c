@@ -290,6 +290,12 @@ static int method_resync(sd_bus_message *message, void *userdata, sd_bus_error *
 	return sd_bus_reply_method_return(message, "uuu", s.added, s.removed, s.changed);
 }
 
+/*
+ * Every method is SD_BUS_VTABLE_UNPRIVILEGED: without it sd-bus itself
+ * refuses callers that lack CAP_SYS_ADMIN ("Access to ... not permitted"),
+ * whatever the bus policy allows. The policy says who may call what;
+ * Resync checks its caller itself.
+ */
 static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -301,16 +307,18 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("Resyncs", "t", NULL, offsetof(Manager, resyncs), 0),
 	SD_BUS_METHOD_WITH_ARGS("ListMounts", SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("t", generation, "a(totsss)", mounts),
-				method_list_mounts, 0),
+				method_list_mounts, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("GetMount", SD_BUS_ARGS("t", unique_id),
-				SD_BUS_RESULT("o", mount), method_get_mount, 0),
+				SD_BUS_RESULT("o", mount), method_get_mount, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("GetMountByPath", SD_BUS_ARGS("s", mount_point),
-				SD_BUS_RESULT("o", mount), method_get_mount_by_path, 0),
+				SD_BUS_RESULT("o", mount), method_get_mount_by_path,
+				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("WaitForMount", SD_BUS_ARGS("s", mount_point, "t", timeout_usec),
-				SD_BUS_RESULT("o", mount), method_wait_for_mount, 0),
+				SD_BUS_RESULT("o", mount), method_wait_for_mount,
+				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Resync", SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("u", added, "u", removed, "u", changed),
-				method_resync, 0),
+				method_resync, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_SIGNAL_WITH_ARGS("MountAdded",
 				SD_BUS_ARGS("t", unique_id, "o", mount, "s", mount_point, "t", generation), 0),
 	SD_BUS_SIGNAL_WITH_ARGS("MountRemoved",
