@@ -195,23 +195,37 @@ static int read_property(sd_bus_message *reply, const BusProperty *p, void *base
 }
 
 /*
+ * Enters the next entry of the open dict array (contents: the entry's key
+ * and value types) and reads its key. Returns 0 after the last entry.
+ */
+static int next_entry(sd_bus_message *reply, const char *contents, const char **key)
+{
+	int r;
+
+	r = sd_bus_message_enter_container(reply, 'e', contents);
+	if (r <= 0)
+		return r;
+	r = sd_bus_message_read_basic(reply, contents[0], key);
+	return r < 0 ? r : 1;
+}
+
+/*
  * Reads an a{sv} into the struct at base as the table says. A property the
  * table does not name, or one with another type, is skipped.
  */
 static int read_properties(sd_bus_message *reply, const BusProperty *table, size_t n, void *base)
 {
+	const char *name;
 	int r;
 
 	r = sd_bus_message_enter_container(reply, 'a', "{sv}");
 	if (r < 0)
 		return r;
-	while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+	while ((r = next_entry(reply, "sv", &name)) > 0) {
 		const BusProperty *p = NULL;
-		const char *name, *contents = NULL;
+		const char *contents = NULL;
 
-		r = sd_bus_message_read(reply, "s", &name);
-		if (r >= 0)
-			r = sd_bus_message_peek_type(reply, NULL, &contents);
+		r = sd_bus_message_peek_type(reply, NULL, &contents);
 		if (r < 0)
 			return r;
 		for (size_t i = 0; i < n && !p; i++)
@@ -245,6 +259,7 @@ static int read_mount_props(sd_bus_message *reply, CtlMount *m)
 static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	const char *path, *iface;
 	CtlMount *l = NULL;
 	size_t n = 0, allocated = 0;
 	int r;
@@ -256,21 +271,11 @@ static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 	r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
 	if (r < 0)
 		goto bad;
-	while ((r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
-		const char *path;
-
-		r = sd_bus_message_read(reply, "o", &path);
-		if (r < 0)
-			goto bad;
+	while ((r = next_entry(reply, "oa{sa{sv}}", &path)) > 0) {
 		r = sd_bus_message_enter_container(reply, 'a', "{sa{sv}}");
 		if (r < 0)
 			goto bad;
-		while ((r = sd_bus_message_enter_container(reply, 'e', "sa{sv}")) > 0) {
-			const char *iface;
-
-			r = sd_bus_message_read(reply, "s", &iface);
-			if (r < 0)
-				goto bad;
+		while ((r = next_entry(reply, "sa{sv}", &iface)) > 0) {
 			if (streq_ptr(iface, MOUNT_IFACE)) {
 				if (n == allocated) {
 					CtlMount *t;
