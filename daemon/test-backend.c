@@ -33,6 +33,8 @@ struct FakeKernel {
 	unsigned queue_size, head, count;
 	bool loss;
 	unsigned queries, lost, resolves;
+	size_t read_limit; /* the next read returns at most this many (0: no limit) */
+	bool read_pause;   /* and the one after it nothing: the queue looks empty */
 	char sb_options[MAX_MOUNTS][32];
 };
 
@@ -164,9 +166,10 @@ static FakeMount *topmost_at(FakeKernel *k, const char *path)
 	return NULL;
 }
 
-uint64_t fake_mount(FakeKernel *k, uint64_t parent, const char *name, const char *fstype)
+/* A new mount on (parent, name), not yet announced. */
+static FakeMount *attach(FakeKernel *k, uint64_t parent, const char *name, const char *fstype)
 {
-	FakeMount *p = get(k, parent), *top, *m;
+	FakeMount *p = get(k, parent), *top;
 	char path[1024];
 
 	assert(p);
@@ -182,9 +185,52 @@ uint64_t fake_mount(FakeKernel *k, uint64_t parent, const char *name, const char
 		parent = top->unique_id;
 		name = "";
 	}
-	m = new_mount(k, parent, name, fstype);
-	post(k, MOUNT_EVENT_NEW_MOUNT, parent, m->unique_id);
+	return new_mount(k, parent, name, fstype);
+}
+
+uint64_t fake_mount(FakeKernel *k, uint64_t parent, const char *name, const char *fstype)
+{
+	FakeMount *m = attach(k, parent, name, fstype);
+
+	post(k, MOUNT_EVENT_NEW_MOUNT, m->parent, m->unique_id);
 	return m->unique_id;
+}
+
+/* The live subtree of id, parents before children (the kernel's next_mnt() order). */
+static unsigned subtree(FakeKernel *k, uint64_t id, FakeMount **out, unsigned max)
+{
+	unsigned n = 0;
+
+	assert(max > 0);
+	out[n++] = get(k, id);
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < k->n; j++)
+			if (k->mounts[j].alive && k->mounts[j].parent == out[i]->unique_id) {
+				assert(n < max);
+				out[n++] = &k->mounts[j];
+			}
+	return n;
+}
+
+uint64_t fake_rbind(FakeKernel *k, uint64_t src, uint64_t parent, const char *name)
+{
+	FakeMount *tree[MAX_MOUNTS], *copy[MAX_MOUNTS];
+	unsigned n = subtree(k, src, tree, MAX_MOUNTS);
+
+	/* As commit_tree(): the whole copy is attached, then announced. */
+	copy[0] = attach(k, parent, name, tree[0]->fstype);
+	for (unsigned i = 1; i < n; i++) {
+		unsigned p = 0;
+
+		while (tree[p]->unique_id != tree[i]->parent)
+			p++;
+		copy[i] = new_mount(k, copy[p]->unique_id, tree[i]->name, tree[i]->fstype);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		copy[i]->sb = tree[i]->sb;
+		post(k, MOUNT_EVENT_NEW_MOUNT, copy[i]->parent, copy[i]->unique_id);
+	}
+	return copy[0]->unique_id;
 }
 
 uint64_t fake_bind(FakeKernel *k, uint64_t src, uint64_t parent, const char *name)
@@ -217,6 +263,26 @@ void fake_umount(FakeKernel *k, uint64_t id)
 			fake_umount(k, k->mounts[i].unique_id);
 	post(k, MOUNT_EVENT_UNMOUNT, m->parent, id);
 	m->alive = false;
+}
+
+void fake_umount_tree(FakeKernel *k, uint64_t id)
+{
+	FakeMount *tree[MAX_MOUNTS];
+	unsigned n = subtree(k, id, tree, MAX_MOUNTS);
+
+	assert(tree[0]->parent);
+	/* As umount_tree(): every record while the parent chains are intact. */
+	for (unsigned i = 0; i < n; i++)
+		post(k, MOUNT_EVENT_UNMOUNT, tree[i]->parent, tree[i]->unique_id);
+	for (unsigned i = 0; i < n; i++)
+		tree[i]->alive = false;
+}
+
+unsigned fake_subtree_size(FakeKernel *k, uint64_t id)
+{
+	FakeMount *tree[MAX_MOUNTS];
+
+	return subtree(k, id, tree, MAX_MOUNTS);
 }
 
 void fake_unmount_silently(FakeKernel *k, uint64_t id)
@@ -254,6 +320,11 @@ void fake_setattr(FakeKernel *k, uint64_t id, uint64_t attr)
 
 	m->attr = attr;
 	post(k, MOUNT_EVENT_SETATTR, id, 0);
+}
+
+void fake_split_next_read(FakeKernel *k, size_t n)
+{
+	k->read_limit = n;
 }
 
 void fake_flush_queue(FakeKernel *k)
@@ -294,6 +365,13 @@ unsigned fake_queries(FakeKernel *k)
 unsigned fake_lost(FakeKernel *k)
 {
 	return k->lost;
+}
+
+bool fake_touched(FakeKernel *k, uint64_t id)
+{
+	FakeMount *m = get(k, id);
+
+	return m && m->touched_by_loss;
 }
 
 unsigned fake_touched_by_loss(FakeKernel *k, bool reset)
@@ -369,6 +447,16 @@ static int f_read_events(Backend *b, MountEvent *events, size_t n_max)
 {
 	FakeKernel *k = (FakeKernel *)b;
 	size_t n = 0;
+
+	if (k->read_pause) {
+		k->read_pause = false;
+		return 0;
+	}
+	if (k->read_limit) {
+		n_max = n_max < k->read_limit ? n_max : k->read_limit;
+		k->read_limit = 0;
+		k->read_pause = true;
+	}
 
 	if (k->loss && n < n_max) {
 		events[n++] = (MountEvent){ .type = MOUNT_EVENT_LOSS };
