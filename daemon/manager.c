@@ -11,7 +11,14 @@
  *       P.topology_changes += 1, C.topology_changes += 1
  *   every event: each ancestor of the trigger (parent, grandparent, ... up to
  *       the root) gets subtree_notifications += 1
- * and the stored ChangeCount is their sum, as MOUNT_ALL reports it.
+ * and the stored ChangeCount is their sum, as MOUNT_ALL reports it. The
+ * kernel counts when it posts the record; a query answers from the present,
+ * which may already include records still in the queue. So the mirror takes
+ * nothing from queries that the records give it: a new mount starts at the
+ * sum its NEW_MOUNT record gives it, and ancestors are walked along the
+ * parents the records named (Mount.event_parent), also through mounts that
+ * left the table earlier in the batch (Manager.gone). The same mirror is
+ * the kernel selftest watch_mount_counters_test's.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -47,6 +54,13 @@ fail:
 	return r;
 }
 
+static void gone_clear(GoneSet *g)
+{
+	hashmap_free(g->index);
+	free(g->parents);
+	*g = (GoneSet){};
+}
+
 Manager *manager_free(Manager *m)
 {
 	if (!m)
@@ -60,6 +74,8 @@ Manager *manager_free(Manager *m)
 		m->backend->ops->close(m->backend);
 	table_free(m->table);
 	free(m->detached);
+	for (size_t i = 0; i < ELEMENTSOF(m->gone); i++)
+		gone_clear(&m->gone[i]);
 	config_done(&m->config);
 	free(m->config_path);
 	sd_event_unref(m->event);
@@ -105,13 +121,83 @@ static void announce(Manager *m, ChangeType type, const Mount *mount, uint64_t u
 
 /* ---- counter mirroring ---- */
 
-static void bump_ancestors(Manager *m, Mount *trigger)
+/*
+ * Remembers that a mount the records named is not (or no longer) in the
+ * table, and its parent then, for ancestor walks of the records that follow.
+ * O(1); dropped two batches later (gone_rotate()).
+ */
+static int gone_put(Manager *m, uint64_t unique_id, uint64_t parent)
 {
-	unsigned depth = 0;
+	GoneSet *g = &m->gone[0];
+	void *v;
+	int r;
 
-	for (Mount *p = table_parent(m->table, trigger); p && depth < MAX_DEPTH;
-	     p = table_parent(m->table, p), depth++)
-		p->info.notify_sum++;
+	if (!g->index) {
+		r = hashmap_new(&g->index);
+		if (r < 0)
+			return r;
+	}
+	v = hashmap_get(g->index, unique_id);
+	if (v) {
+		g->parents[(uintptr_t)v - 1] = parent;
+		return 0;
+	}
+	if (g->n == g->n_alloc) {
+		size_t n = g->n_alloc ? g->n_alloc * 2 : 16;
+		uint64_t *t = realloc(g->parents, n * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		g->parents = t;
+		g->n_alloc = n;
+	}
+	r = hashmap_put(g->index, unique_id, (void *)(uintptr_t)(g->n + 1));
+	if (r < 0)
+		return r;
+	g->parents[g->n++] = parent;
+	return 0;
+}
+
+/* The parent the records last gave a mount that is not in the table; 0 if none. */
+static uint64_t gone_parent(Manager *m, uint64_t unique_id)
+{
+	for (size_t i = 0; i < ELEMENTSOF(m->gone); i++) {
+		void *v = m->gone[i].index ? hashmap_get(m->gone[i].index, unique_id) : NULL;
+
+		if (v)
+			return m->gone[i].parents[(uintptr_t)v - 1];
+	}
+	return 0;
+}
+
+/*
+ * A batch ended. The kernel posts one operation's records in a tight loop;
+ * a reader that caught up in the middle of them ends its batch there and
+ * reads the rest next time: keep what left the table in this batch for one
+ * more.
+ */
+static void gone_rotate(Manager *m)
+{
+	gone_clear(&m->gone[1]);
+	m->gone[1] = m->gone[0];
+	m->gone[0] = (GoneSet){};
+}
+
+/* The trigger's ancestors as the records named them, through mounts gone meanwhile. */
+static void bump_ancestors(Manager *m, uint64_t trigger)
+{
+	Mount *e = table_get(m->table, trigger);
+	uint64_t id = e ? e->event_parent : gone_parent(m, trigger);
+
+	for (unsigned depth = 0; id && id != trigger && depth < MAX_DEPTH; depth++) {
+		e = table_get(m->table, id);
+		if (e) {
+			e->info.notify_sum++;
+			id = e->event_parent;
+		} else {
+			id = gone_parent(m, id);
+		}
+	}
 }
 
 static void mirror_counters(Manager *m, const MountEvent *ev)
@@ -138,8 +224,7 @@ static void mirror_counters(Manager *m, const MountEvent *ev)
 	default:
 		return;
 	}
-	if (t)
-		bump_ancestors(m, t);
+	bump_ancestors(m, ev->triggered_on);
 }
 
 /* ---- table changes ---- */
@@ -148,9 +233,14 @@ static int remove_mount(Manager *m, Mount *e)
 {
 	_cleanup_free_ char *point = e->info.mount_point ? strdup(e->info.mount_point) : NULL;
 	uint64_t id = e->info.unique_id;
+	int r;
 
 	if (e->info.mount_point && !point)
 		return -ENOMEM;
+	/* Records of this batch may still name it as a trigger or an ancestor. */
+	r = gone_put(m, id, e->event_parent);
+	if (r < 0)
+		return r;
 	table_remove(m->table, e);
 	announce(m, CHANGE_REMOVED, NULL, id, point, 0);
 	return 0;
@@ -385,11 +475,13 @@ static int refresh_superblock(Manager *m, Mount *e)
 }
 
 /*
- * A mount appeared (NEW_MOUNT, MOVE_TO) or changed (SETATTR, ...): one query
- * by unique ID, then add or update. A mount that is already gone is left to
- * the UNMOUNT record that follows it in the queue.
+ * A mount appeared (NEW_MOUNT, MOVE_TO: parent is the record's trigger) or
+ * changed (SETATTR, ...: parent 0): one query by unique ID, then add or
+ * update. A mount that is already gone is left to the UNMOUNT record that
+ * follows it in the queue; until then it is remembered as gone, so that
+ * the counter mirror can walk through it.
  */
-static int refresh_mount(Manager *m, uint64_t unique_id, uint64_t parent_hint, bool moved)
+static int refresh_mount(Manager *m, uint64_t unique_id, uint64_t parent, MountEventType type)
 {
 	MountInfo info = {};
 	Mount *e;
@@ -397,23 +489,29 @@ static int refresh_mount(Manager *m, uint64_t unique_id, uint64_t parent_hint, b
 
 	if (!unique_id)
 		return 0;
+	e = table_get(m->table, unique_id);
+	if (e && parent)
+		e->event_parent = parent;
 	r = query(m, unique_id, &info);
 	if (r == -ENOENT)
-		return 0;
+		return e || !parent ? 0 : gone_put(m, unique_id, parent);
 	if (r < 0) {
 		m->resync_pending = true; /* unsure what we missed */
 		return r;
 	}
-	e = table_get(m->table, unique_id);
 	if (!in_scope(m, &info)) {
 		/*
 		 * The watch sits on the mount that holds the watched path, so it
-		 * also reports mounts beside that path: not ours to export.
+		 * also reports mounts beside that path: not ours to export. (It
+		 * may have been ours when the record was posted and moved away
+		 * since: records about its subtree may follow.)
 		 */
 		mount_info_done(&info);
-		return e ? remove_subtree(m, e, 0) : 0;
+		if (e)
+			return remove_subtree(m, e, 0);
+		return parent ? gone_put(m, unique_id, parent) : 0;
 	}
-	resolve_parent(m, &info, parent_hint, e);
+	resolve_parent(m, &info, parent, e);
 	if (e) {
 		bool sb_changed = !streq_ptr(e->info.super_options, info.super_options) ||
 				  !streq_ptr(e->info.source, info.source);
@@ -431,12 +529,23 @@ static int refresh_mount(Manager *m, uint64_t unique_id, uint64_t parent_hint, b
 			return refresh_superblock(m, e);
 		return 0;
 	}
+	/*
+	 * New to the namespace: its counters were 0 until this record, which
+	 * counted it once as the auxiliary mount. The query's sum may already
+	 * include records still in the queue (an rbind's NEW_MOUNT(C, D) after
+	 * NEW_MOUNT(P, C)), and those are mirrored when read. Anything else
+	 * unknown (moved in from outside the watch) has nothing better than the
+	 * query's sum.
+	 */
+	if (type == MOUNT_EVENT_NEW_MOUNT)
+		info.notify_sum = 1;
 	r = add_mount(m, &info, &e);
 	mount_info_done(&info);
 	if (r < 0)
 		return r;
+	e->event_parent = parent ?: e->info.parent_unique_id;
 	/* A subtree moved in from outside the watch: nobody reports its children. */
-	if (moved)
+	if (type == MOUNT_EVENT_MOVE_TO)
 		return add_children(m, unique_id, 0);
 	return 0;
 }
@@ -456,6 +565,7 @@ static int add_children(Manager *m, uint64_t unique_id, unsigned depth)
 		return log_warning_errno(r, "Failed to list children of mount %" PRIu64 ": %m", unique_id);
 	for (size_t i = 0; i < n; i++) {
 		MountInfo info = {};
+		Mount *e;
 
 		if (list[i].unique_id == unique_id || table_get(m->table, list[i].unique_id))
 			continue;
@@ -468,10 +578,11 @@ static int add_children(Manager *m, uint64_t unique_id, unsigned depth)
 		}
 		resolve_parent(m, &info, unique_id, NULL);
 		info.notify_sum = list[i].notify_sum;
-		r = add_mount(m, &info, NULL);
+		r = add_mount(m, &info, &e);
 		mount_info_done(&info);
 		if (r < 0)
 			return r;
+		e->event_parent = unique_id;
 		r = add_children(m, list[i].unique_id, depth + 1);
 		if (r < 0)
 			return r;
@@ -506,20 +617,30 @@ int manager_apply_event(Manager *m, const MountEvent *ev)
 
 	switch (ev->type) {
 	case MOUNT_EVENT_NEW_MOUNT:
-		return refresh_mount(m, ev->auxiliary, ev->triggered_on, false);
 	case MOUNT_EVENT_MOVE_TO:
-		return refresh_mount(m, ev->auxiliary, ev->triggered_on, true);
+		return refresh_mount(m, ev->auxiliary, ev->triggered_on, ev->type);
 	case MOUNT_EVENT_UNMOUNT:
+		/*
+		 * A lazy unmount posts the whole tree parents first, with the
+		 * kernel's parent chain intact: UNMOUNT(A, B) after UNMOUNT(R,
+		 * A) still counts for R. remove_mount() remembers A for that.
+		 */
 		e = table_get(m->table, ev->auxiliary);
-		return e ? remove_mount(m, e) : 0;
+		if (!e)
+			return 0;
+		e->event_parent = ev->triggered_on;
+		return remove_mount(m, e);
 	case MOUNT_EVENT_MOVE_FROM:
 		/* Usually MOVE_TO follows; if not by the end of the batch, it left. */
 		e = table_get(m->table, ev->auxiliary);
-		return e ? mark_detached(m, e) : 0;
+		if (!e)
+			return 0;
+		e->event_parent = 0;
+		return mark_detached(m, e);
 	case MOUNT_EVENT_EXPIRY:
 	case MOUNT_EVENT_READONLY:
 	case MOUNT_EVENT_SETATTR:
-		return refresh_mount(m, ev->triggered_on, 0, false);
+		return refresh_mount(m, ev->triggered_on, 0, ev->type);
 	case MOUNT_EVENT_LOSS:
 		m->overruns++;
 		m->resync_pending = true;
@@ -544,6 +665,7 @@ int manager_finish_batch(Manager *m)
 			(void)remove_subtree(m, e, 0);
 	}
 	m->n_detached = 0;
+	gone_rotate(m);
 
 	if (m->resync_pending)
 		r = manager_resync(m, NULL);
@@ -606,9 +728,14 @@ static int resync(Manager *m, ResyncStats *stats, bool announce_it)
 	}
 
 	for (i = 0; i < n; i++) {
+		MountSummary *lp = hashmap_get(by_mnt_id, list[i].parent_id);
+		/* The parent the listing's sums were counted with. */
+		uint64_t parent = lp && lp != &list[i] ? lp->unique_id : 0;
 		MountInfo info = {};
 
 		e = table_get(m->table, list[i].unique_id);
+		if (e)
+			e->event_parent = parent;
 		if (e && !e->detached && e->info.notify_sum == list[i].notify_sum)
 			continue;
 		s.requeried++;
@@ -641,9 +768,11 @@ static int resync(Manager *m, ResyncStats *stats, bool announce_it)
 			if (r > 0)
 				s.changed++;
 		} else {
-			r = add_mount(m, &info, NULL);
-			if (r >= 0)
+			r = add_mount(m, &info, &e);
+			if (r >= 0) {
+				e->event_parent = parent;
 				s.added++;
+			}
 		}
 		mount_info_done(&info);
 		if (r < 0)

@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "config.h"
+#include "hashmap.h"
 #include "table.h"
 
 typedef struct Manager Manager;
@@ -25,6 +26,13 @@ typedef enum ChangeType {
 	CHANGE_CHANGED,
 	CHANGE_RESYNCED,
 } ChangeType;
+
+/* unique ID -> parent unique ID, for mounts no longer in the table. */
+typedef struct GoneSet {
+	Hashmap *index; /* unique ID -> position + 1 in parents */
+	uint64_t *parents;
+	size_t n, n_alloc;
+} GoneSet;
 
 typedef struct ResyncStats {
 	unsigned added, removed, changed;
@@ -60,6 +68,13 @@ struct Manager {
 	bool resync_pending;
 	uint64_t *detached; /* unique IDs moved away during this batch */
 	size_t n_detached, n_detached_alloc;
+	/*
+	 * Mounts that left the table in this batch and the one before:
+	 * unique ID -> event parent when they left, so that the ancestor
+	 * walks of later records (a lazy unmount posts UNMOUNT(A, B) after
+	 * UNMOUNT(R, A)) still reach R and above.
+	 */
+	GoneSet gone[2];
 
 	MountWait *waits;
 

@@ -23,6 +23,13 @@ struct Mount {
 	Mount *point_prev, *point_next;     /* same mount point hash */
 	Mount *sb_prev, *sb_next;           /* same superblock */
 	bool detached;                      /* moved away, not yet seen arriving */
+	/*
+	 * The parent as the events read so far say (0: none known, or moved
+	 * away): the counter mirror walks ancestors along this, not along
+	 * info.parent_unique_id, which a query filled from the present that
+	 * records still in the queue may have changed.
+	 */
+	uint64_t event_parent;
 };
 
 int table_new(Table **ret);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Unit tests for manager.c against the fake kernel: snapshot, event
- * application with counter mirroring, moves with descendants, overruns and
- * resync (re-querying only what lost records touched), signal order and
- * generations.
+ * application with counter mirroring (exact also when a batch holds many
+ * operations: rbinds, lazy unmounts of trees, moves), moves with
+ * descendants, overruns and resync (re-querying only what lost records
+ * touched), signal order and generations.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -74,9 +75,11 @@ static void run(TestFn test, unsigned queue_size)
 	fake_kernel_free(k);
 }
 
-/* Compares the table with the fake kernel; returns the number of sum mismatches. */
-static unsigned compare_verbose;
-static unsigned compare(Manager *m, FakeKernel *k)
+/*
+ * Compares the table with the fake kernel; returns the number of sum
+ * mismatches, which it prints if verbose.
+ */
+static unsigned compare_sums(Manager *m, FakeKernel *k, bool verbose)
 {
 	unsigned i = 0, mismatched = 0;
 	uint64_t id;
@@ -100,12 +103,47 @@ static unsigned compare(Manager *m, FakeKernel *k)
 		CHECK(streq_ptr(e->info.super_options, want.super_options));
 		CHECK(e->info.superblock_id == want.superblock_id);
 		CHECK(!e->detached);
-		if (compare_verbose && e->info.notify_sum != want.notify_sum)
-			fprintf(stderr, "sum %" PRIu64 " %s: table %" PRIu64 " kernel %" PRIu64 "\n", id, want.mount_point, e->info.notify_sum, want.notify_sum);
+		if (verbose && e->info.notify_sum != want.notify_sum)
+			fprintf(stderr, "mount %" PRIu64 " %s: ChangeCount %" PRIu64 ", kernel %" PRIu64 "\n",
+				id, want.mount_point, e->info.notify_sum, want.notify_sum);
 		mismatched += e->info.notify_sum != want.notify_sum;
 		mount_info_done(&want);
 	}
 	return mismatched;
+}
+
+static unsigned compare(Manager *m, FakeKernel *k)
+{
+	return compare_sums(m, k, false);
+}
+
+/* The table and every mirrored sum equal the kernel's. */
+static void check_exact(Manager *m, FakeKernel *k, const char *what)
+{
+	if (compare(m, k) != 0) {
+		fprintf(stderr, "after %s:\n", what);
+		(void)compare_sums(m, k, true);
+		CHECK(0);
+	}
+}
+
+static uint64_t kernel_sum(FakeKernel *k, uint64_t id)
+{
+	MountInfo info;
+	uint64_t sum;
+
+	CHECK(fake_query(k, id, &info) == 0);
+	sum = info.notify_sum;
+	mount_info_done(&info);
+	return sum;
+}
+
+static uint64_t table_sum(Manager *m, uint64_t id)
+{
+	Mount *e = table_get(m->table, id);
+
+	CHECK(e);
+	return e->info.notify_sum;
 }
 
 static void build_tree(FakeKernel *k, unsigned n)
@@ -151,14 +189,25 @@ static void random_op(FakeKernel *k, unsigned *serial)
 	uint64_t a, b;
 
 	snprintf(name, sizeof(name), "m%u", (*serial)++);
-	switch (rand() % 10) {
+	switch (rand() % 12) {
 	case 0: case 1: case 2: case 3:
 		fake_mount(k, fake_random_mount(k, true), name, "tmpfs");
 		break;
-	case 4: case 5:
+	case 4:
 		a = fake_random_mount(k, false);
 		if (a)
 			fake_umount(k, a);
+		break;
+	case 5:
+		a = fake_random_mount(k, false);
+		if (a && fake_subtree_size(k, a) <= 8)
+			fake_umount_tree(k, a);
+		break;
+	case 10:
+		/* Small trees only: the fake never reuses its slots. */
+		a = fake_random_mount(k, false);
+		if (a && fake_subtree_size(k, a) <= 4)
+			fake_rbind(k, a, fake_random_mount(k, true), name);
 		break;
 	case 6: case 7:
 		a = fake_random_mount(k, false);
@@ -203,26 +252,32 @@ static void test_events_exact(FakeKernel *k, Manager *m, Recorder *rec)
 	printf("ok - events applied one by one keep table and counters exact (%u checks so far)\n", checks);
 }
 
-/* Batches of events: the table is exact; counters may run ahead (queries see the present). */
+/*
+ * Batches of events, read after the whole burst: queries see the present,
+ * which includes records still in the queue; the table and every counter
+ * are exact all the same.
+ */
 static void test_events_batched(FakeKernel *k, Manager *m, Recorder *rec)
 {
-	unsigned serial = 0, mismatched = 0;
+	unsigned serial = 0;
+	char what[64];
 
 	build_tree(k, 50);
+	fake_flush_queue(k);
 	snapshot(m, rec);
-	drain_fake(m);
 	for (unsigned round = 0; round < 300; round++) {
 		unsigned burst = 1 + (unsigned)rand() % 30;
 
 		for (unsigned i = 0; i < burst; i++)
 			random_op(k, &serial);
 		drain_fake(m);
-		mismatched = compare(m, k);
+		snprintf(what, sizeof(what), "batch %u (%u operations)", round, burst);
+		check_exact(m, k, what);
 	}
 	CHECK(m->resyncs == 0);
 	CHECK(rec->generation_monotonic);
-	printf("ok - batched events keep the table exact (%u of %zu counters ahead)\n", mismatched,
-	       table_size(m->table));
+	printf("ok - batched events keep the table and every counter exact (%u operations, %zu mounts)\n",
+	       serial, table_size(m->table));
 }
 
 /* Lost records: resync re-queries exactly the mounts that lost records touched. */
@@ -271,33 +326,64 @@ static void test_overrun_requery(FakeKernel *k, Manager *m, Recorder *rec)
 	printf("ok - overrun: resync re-queries only the %u mounts touched by lost records\n", touched);
 }
 
+/*
+ * Applies what the queue holds, without ending the batch, and checks that
+ * the mounts whose sums differ from the kernel's (or that the table lacks)
+ * are exactly those some lost record touched: what the resync will re-query.
+ */
+static unsigned apply_queue_check_loss(Manager *m, FakeKernel *k)
+{
+	MountEvent events[64];
+	unsigned i = 0, differ = 0;
+	uint64_t id;
+	int n;
+
+	while ((n = m->backend->ops->read_events(m->backend, events, ELEMENTSOF(events))) > 0)
+		for (int j = 0; j < n; j++)
+			CHECK(manager_apply_event(m, &events[j]) == 0);
+	while (fake_iterate(k, &i, &id)) {
+		Mount *e = table_get(m->table, id);
+		bool differs = !e || e->info.notify_sum != kernel_sum(k, id);
+
+		if (differs != fake_touched(k, id))
+			fprintf(stderr, "mount %" PRIu64 ": %s, %s by a lost record\n", id,
+				differs ? "sum differs" : "sum equal", fake_touched(k, id) ? "touched" : "untouched");
+		CHECK(differs == fake_touched(k, id));
+		differ += differs;
+	}
+	(void)fake_touched_by_loss(k, true);
+	return differ;
+}
+
 /* Random storms into a tiny queue: the table converges, resyncs happen. */
 static void test_overrun_random(FakeKernel *k, Manager *m, Recorder *rec)
 {
-	unsigned serial = 0, requeried = 0, sizes = 0;
+	unsigned serial = 0, requeried = 0, sizes = 0, differ = 0;
 
 	build_tree(k, 100);
 	snapshot(m, rec);
 	drain_fake(m);
+	(void)fake_touched_by_loss(k, true);
 	for (unsigned round = 0; round < 300; round++) {
 		unsigned burst = 1 + (unsigned)rand() % 40;
 		uint64_t resyncs = m->resyncs;
 
 		for (unsigned i = 0; i < burst; i++)
 			random_op(k, &serial);
-		drain_fake(m);
+		differ += apply_queue_check_loss(m, k);
+		CHECK(manager_finish_batch(m) == 0);
 		if (m->resyncs > resyncs) {
 			requeried += m->last_resync.requeried;
 			sizes += (unsigned)table_size(m->table);
 		}
-		(void)compare(m, k);
+		check_exact(m, k, "an overrun storm and its resync");
 	}
 	CHECK(m->resyncs > 0 && m->overruns > 0);
 	CHECK(rec->generation_monotonic);
 	/* Far fewer queries than re-reading the whole table each time. */
 	CHECK(requeried < sizes);
-	printf("ok - overrun storms: %" PRIu64 " resyncs, %u of %u mounts re-queried, table exact\n",
-	       m->resyncs, requeried, sizes);
+	printf("ok - overrun storms: %" PRIu64 " resyncs, %u of %u mounts re-queried (%u touched by lost records), table exact\n",
+	       m->resyncs, requeried, sizes, differ);
 }
 
 /* A move carries its subtree: descendants' mount points follow. */
@@ -335,6 +421,138 @@ static void test_move_subtree(FakeKernel *k, Manager *m, Recorder *rec)
 	printf("ok - moves carry subtrees; stacked mounts resolve to the topmost\n");
 }
 
+/*
+ * The rules by hand for an rbind of the chain a/x/y: NEW_MOUNT(root, b),
+ * NEW_MOUNT(b, x'), NEW_MOUNT(x', y'), counted with the whole copy attached.
+ * b: aux once, trigger once, ancestor once; x': aux, trigger; y': aux; the
+ * root: trigger once, ancestor twice. Queried when the first record is read,
+ * b would already say 3 and then count the two records after it again.
+ */
+static void test_counters_rbind(FakeKernel *k, Manager *m, Recorder *rec)
+{
+	uint64_t root = fake_root(k), a, x, b, x2, y2;
+	char name[16];
+
+	a = fake_mount(k, root, "a", "tmpfs");
+	x = fake_mount(k, a, "x", "tmpfs");
+	(void)fake_mount(k, x, "y", "tmpfs");
+	fake_flush_queue(k);
+	snapshot(m, rec);
+
+	/* Read in one batch, and with the batch ending after each record. */
+	for (unsigned split = 0; split < 3; split++) {
+		uint64_t root0 = table_sum(m, root);
+
+		snprintf(name, sizeof(name), "b%u", split);
+		if (split)
+			fake_split_next_read(k, split);
+		b = fake_rbind(k, a, root, name);
+		drain_fake(m);
+		if (split)
+			drain_fake(m);
+		CHECK(table_first_child(m->table, b));
+		x2 = table_first_child(m->table, b)->info.unique_id;
+		CHECK(table_first_child(m->table, x2));
+		y2 = table_first_child(m->table, x2)->info.unique_id;
+		CHECK(table_sum(m, b) == 3 && table_sum(m, x2) == 2 && table_sum(m, y2) == 1);
+		CHECK(table_sum(m, root) == root0 + 3);
+		check_exact(m, k, "an rbind");
+	}
+	printf("ok - rbind: each new mount starts at the sum its NEW_MOUNT gives it\n");
+}
+
+/*
+ * A lazy unmount of a/{b/c,d} below r posts UNMOUNT(r, a), UNMOUNT(a, b),
+ * UNMOUNT(a, d), UNMOUNT(b, c), all with the parent chains intact: r counts
+ * once as trigger and three times as ancestor, the root four times. The
+ * table drops a on the first record; the walks go on through it. Also when
+ * the batch ends in the middle of the records.
+ */
+static void test_counters_lazy_unmount(FakeKernel *k, Manager *m, Recorder *rec)
+{
+	uint64_t root = fake_root(k), r, a, b;
+	char name[16];
+
+	snapshot(m, rec);
+	for (unsigned split = 0; split < 4; split++) {
+		uint64_t r0, root0;
+		unsigned removed;
+
+		snprintf(name, sizeof(name), "r%u", split);
+		r = fake_mount(k, root, name, "tmpfs");
+		a = fake_mount(k, r, "a", "tmpfs");
+		b = fake_mount(k, a, "b", "tmpfs");
+		(void)fake_mount(k, b, "c", "tmpfs");
+		(void)fake_mount(k, a, "d", "tmpfs");
+		drain_fake(m);
+		check_exact(m, k, "mounting a tree");
+		r0 = table_sum(m, r);
+		root0 = table_sum(m, root);
+		removed = rec->removed;
+
+		if (split)
+			fake_split_next_read(k, split);
+		fake_umount_tree(k, a);
+		drain_fake(m);
+		if (split)
+			drain_fake(m);
+		CHECK(table_sum(m, r) == r0 + 4);
+		CHECK(table_sum(m, root) == root0 + 4);
+		CHECK(rec->removed == removed + 4); /* one MountRemoved each, as before */
+		check_exact(m, k, "a lazy unmount");
+	}
+	printf("ok - lazy unmount of a tree: its records count for every ancestor\n");
+}
+
+/*
+ * Moves read in one batch with other records: the query of an early record
+ * sees where the mount is now, not where it was; the counters follow the
+ * parents the records named.
+ */
+static void test_counters_moves_batched(FakeKernel *k, Manager *m, Recorder *rec)
+{
+	uint64_t root = fake_root(k), p, q, s, c, d;
+
+	p = fake_mount(k, root, "p", "tmpfs");
+	q = fake_mount(k, root, "q", "tmpfs");
+	s = fake_mount(k, root, "s", "tmpfs");
+	fake_flush_queue(k);
+	snapshot(m, rec);
+
+	/* Mounted, moved twice, with records below it in between. */
+	c = fake_mount(k, p, "c", "tmpfs");
+	d = fake_mount(k, c, "d", "tmpfs");
+	fake_move(k, c, q, "c");
+	fake_setattr(k, d, 1);
+	fake_move(k, c, s, "c");
+	(void)fake_mount(k, d, "e", "tmpfs");
+	drain_fake(m);
+	check_exact(m, k, "moves in one batch");
+	CHECK(streq_ptr(table_get(m->table, d)->info.mount_point, "/s/c/d"));
+
+	/* Gone before its first record is read: the walks pass through it. */
+	c = fake_mount(k, p, "c2", "tmpfs");
+	d = fake_mount(k, c, "d", "tmpfs");
+	fake_move(k, c, q, "c2");
+	fake_setattr(k, d, 1);
+	fake_umount_tree(k, c);
+	drain_fake(m);
+	check_exact(m, k, "a tree moved and unmounted in one batch");
+
+	/* Moved in the same batch as a lazy unmount below it. */
+	c = fake_mount(k, p, "c3", "tmpfs");
+	d = fake_mount(k, c, "d", "tmpfs");
+	(void)fake_mount(k, d, "e", "tmpfs");
+	drain_fake(m);
+	fake_move(k, c, s, "c3");
+	fake_umount_tree(k, d);
+	fake_move(k, c, q, "c3");
+	drain_fake(m);
+	check_exact(m, k, "a move, a lazy unmount below it, a move");
+	CHECK(rec->generation_monotonic);
+	printf("ok - moves in a batch: ancestors follow the records, not the queries\n");
+}
+
 /* Watching /w: mounts beside it are reported by the kernel but not exported. */
 static void test_watched_subtree(FakeKernel *k, Manager *m, Recorder *rec)
 {
@@ -356,6 +574,17 @@ static void test_watched_subtree(FakeKernel *k, Manager *m, Recorder *rec)
 	fake_move(k, x, w, "back");
 	drain_fake(m);
 	CHECK(table_get(m->table, x) && streq_ptr(table_get(m->table, x)->info.mount_point, "/w/back"));
+	CHECK(table_sum(m, w) == kernel_sum(k, w));
+	/*
+	 * Mounted below /w and moved beside it before the manager reads the
+	 * records: never exported, but the mount below it counted for /w.
+	 */
+	x = fake_mount(k, w, "x2", "tmpfs");
+	(void)fake_mount(k, x, "d", "tmpfs");
+	fake_move(k, x, y, "x2");
+	drain_fake(m);
+	CHECK(!table_get(m->table, x));
+	CHECK(table_sum(m, w) == kernel_sum(k, w));
 	printf("ok - a watched subtree exports only what is below it\n");
 }
 
@@ -417,6 +646,9 @@ int main(void)
 	run(test_overrun_requery, 4);
 	run(test_overrun_random, 8);
 	run(test_move_subtree, 64);
+	run(test_counters_rbind, 64);
+	run(test_counters_lazy_unmount, 64);
+	run(test_counters_moves_batched, 64);
 	run(test_superblock_remount, 64);
 	run(test_watched_subtree, 64);
 	run(test_robustness, 64);
