@@ -401,130 +401,57 @@ static uint64_t fnv1a(const void *p, size_t n)
 	return h;
 }
 
-/* ---- (a) the classic watcher: /proc/self/mountinfo ---- */
+/* ---- (a) and (b) alike: read every mount again on each wake-up ---- */
 
-typedef struct MiEntry {
+/* One mount as read; the offsets are in the table's strings. */
+typedef struct MountEntry {
 	uint64_t id;
-	const char *line;	/* as read, fields NUL-separated where parsed */
-	size_t len;
-	const char *mount_point; /* unescaped */
-} MiEntry;
+	uint64_t hash;		/* (b): of the whole statmount record */
+	size_t line, len;	/* (a): the line as read */
+	size_t mount_point;
+} MountEntry;
 
-typedef struct MiTable {
-	char *buf;
-	size_t len, cap;
-	MiEntry *e;
-	size_t n, cap_e;
-} MiTable;
+typedef struct MountTable {
+	MountEntry *e;
+	size_t n, cap;
+	char *str;
+	size_t str_len, str_cap;
+} MountTable;
 
-static void mi_table_done(MiTable *t)
+/* Reads every mount into @t; @fd is mountinfo, open for the wake-ups. */
+typedef int (*MountScan)(int fd, void *userdata, MountTable *t);
+
+static void mount_table_done(MountTable *t)
 {
-	free(t->buf);
 	free(t->e);
-	*t = (MiTable){};
+	free(t->str);
+	*t = (MountTable){};
 }
 
-/* Undoes mountinfo's octal escapes (\040 and friends) in place. */
-static void unescape(char *s)
+/* Return: a new, zeroed entry at the end of @t, or NULL if out of memory. */
+static MountEntry *mount_table_add(MountTable *t)
 {
-	char *d = s;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 1024;
+		MountEntry *e = realloc(t->e, cap * sizeof(*e));
 
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
+		if (!e)
+			return NULL;
+		t->e = e;
+		t->cap = cap;
 	}
-	*d = 0;
-}
-
-/* Reads the whole file from the start and splits it into entries. */
-static int mi_read(int fd, MiTable *t)
-{
-	char *p, *end;
-
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	t->len = 0;
-	for (;;) {
-		ssize_t k;
-
-		if (t->cap - t->len < 65536) {
-			size_t cap = t->cap ? 2 * t->cap : 1 << 20;
-			char *b = realloc(t->buf, cap + 1);
-
-			if (!b)
-				return -ENOMEM;
-			t->buf = b;
-			t->cap = cap;
-		}
-		k = read(fd, t->buf + t->len, t->cap - t->len);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			break;
-		t->len += (size_t)k;
-	}
-	t->buf[t->len] = 0;
-
-	t->n = 0;
-	for (p = t->buf, end = t->buf + t->len; p < end;) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *f[5];
-		MiEntry *e;
-		int i;
-
-		if (!nl)
-			nl = end;
-		if (t->n == t->cap_e) {
-			size_t cap = t->cap_e ? 2 * t->cap_e : 1024;
-			MiEntry *x = realloc(t->e, cap * sizeof(*x));
-
-			if (!x)
-				return -ENOMEM;
-			t->e = x;
-			t->cap_e = cap;
-		}
-		e = &t->e[t->n];
-		e->line = p;
-		e->len = (size_t)(nl - p);
-		*nl = 0;
-		/* ID, parent ID, major:minor, root, mount point, ... */
-		f[0] = p;
-		for (i = 1; i < 5; i++) {
-			f[i] = strchr(f[i - 1], ' ');
-			if (!f[i])
-				return -EBADMSG;
-			f[i]++;
-		}
-		e->id = strtoull(f[0], NULL, 10);
-		{
-			char *sp = strchr(f[4], ' ');
-
-			if (!sp)
-				return -EBADMSG;
-			*sp = 0;
-		}
-		unescape(f[4]);
-		e->mount_point = f[4];
-		t->n++;
-		p = nl + 1;
-	}
-	return 0;
+	t->e[t->n] = (MountEntry){};
+	return &t->e[t->n++];
 }
 
 /*
  * Compares two readings as a watcher must to learn what changed: by mount
- * ID, then by content. A reused ID at another mount point is a removal and
- * an addition.
+ * ID, then by content (the line, or the hash). Where IDs are reused, as
+ * mountinfo's are, one at another mount point is a removal and an addition;
+ * listmount's are unique.
  */
-static int mi_diff(Watcher *w, const MiTable *old, const MiTable *new, IdMap *map,
-		   unsigned char **seen, size_t *seen_cap)
+static int mount_diff(Watcher *w, const MountTable *old, const MountTable *new, bool ids_reused,
+		      IdMap *map, unsigned char **seen, size_t *seen_cap)
 {
 	int r;
 
@@ -546,28 +473,32 @@ static int mi_diff(Watcher *w, const MiTable *old, const MiTable *new, IdMap *ma
 			return r;
 	}
 	for (size_t i = 0; i < new->n; i++) {
-		const MiEntry *e = &new->e[i];
+		const MountEntry *e = &new->e[i], *o;
 		uint64_t j;
 
-		if (idmap_get(map, e->id, &j) &&
-		    strcmp(old->e[j].mount_point, e->mount_point) == 0) {
-			(*seen)[j] = 1;
-			/* Same mount; a changed line is a changed mount. */
-			if (old->e[j].len != e->len || memcmp(old->e[j].line, e->line, e->len))
-				w->changed++;
+		if (!idmap_get(map, e->id, &j) ||
+		    (ids_reused && strcmp(old->str + old->e[j].mount_point,
+					  new->str + e->mount_point) != 0)) {
+			watcher_saw(w, new->str + e->mount_point, true);
 			continue;
 		}
-		watcher_saw(w, e->mount_point, true);
+		(*seen)[j] = 1;
+		/* Same mount; another line or hash is a changed mount. */
+		o = &old->e[j];
+		if (o->hash != e->hash || o->len != e->len ||
+		    memcmp(old->str + o->line, new->str + e->line, e->len))
+			w->changed++;
 	}
 	for (size_t j = 0; j < old->n; j++)
 		if (!(*seen)[j])
-			watcher_saw(w, old->e[j].mount_point, false);
+			watcher_saw(w, old->str + old->e[j].mount_point, false);
 	return 0;
 }
 
-static int watch_mountinfo(Watcher *w)
+/* Waits for mountinfo to change, then reads it all with @scan and compares. */
+static int watch_rescan(Watcher *w, MountScan scan, void *userdata, bool ids_reused)
 {
-	MiTable a = {}, b = {}, *old = &a, *new = &b;
+	MountTable a = {}, b = {}, *old = &a, *new = &b;
 	unsigned char *seen = NULL;
 	size_t seen_cap = 0;
 	IdMap map = {};
@@ -575,17 +506,18 @@ static int watch_mountinfo(Watcher *w)
 	FILE *f;
 	int r;
 
+	/* For (b) too: 6.12 has no other change notification. */
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return -errno;
 	pfd.fd = fileno(f);
 	pfd.events = POLLPRI;
-	r = mi_read(pfd.fd, old);
+	r = scan(pfd.fd, userdata, old);
 	if (r < 0)
 		return r;
 	watcher_report(w, REPORT_READY, 0);
 	for (;;) {
-		MiTable *t;
+		MountTable *t;
 
 		if (poll(&pfd, 1, -1) < 0) {
 			if (errno == EINTR)
@@ -593,19 +525,116 @@ static int watch_mountinfo(Watcher *w)
 			return -errno;
 		}
 		w->wakeups++;
-		r = mi_read(pfd.fd, new);
+		r = scan(pfd.fd, userdata, new);
 		if (r < 0)
 			return r;
-		r = mi_diff(w, old, new, &map, &seen, &seen_cap);
+		r = mount_diff(w, old, new, ids_reused, &map, &seen, &seen_cap);
 		if (r < 0)
 			return r;
 		t = old;
 		old = new;
 		new = t;
 	}
-	mi_table_done(&a);
-	mi_table_done(&b);
+	mount_table_done(&a);
+	mount_table_done(&b);
 	return 0;
+}
+
+/* ---- (a) the classic watcher: /proc/self/mountinfo ---- */
+
+/* Undoes mountinfo's octal escapes (\040 and friends) in place. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = 0;
+}
+
+/*
+ * Reads the whole file from the start and splits it into entries, each
+ * line's fields NUL-separated where parsed, its mount point unescaped.
+ */
+static int mi_read(int fd, void *userdata, MountTable *t)
+{
+	char *p, *end;
+
+	(void)userdata;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	t->str_len = 0;
+	for (;;) {
+		ssize_t k;
+
+		if (t->str_cap - t->str_len < 65536) {
+			size_t cap = t->str_cap ? 2 * t->str_cap : 1 << 20;
+			char *b = realloc(t->str, cap + 1);
+
+			if (!b)
+				return -ENOMEM;
+			t->str = b;
+			t->str_cap = cap;
+		}
+		k = read(fd, t->str + t->str_len, t->str_cap - t->str_len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		t->str_len += (size_t)k;
+	}
+	t->str[t->str_len] = 0;
+
+	t->n = 0;
+	for (p = t->str, end = t->str + t->str_len; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *f[5];
+		MountEntry *e;
+		int i;
+
+		if (!nl)
+			nl = end;
+		e = mount_table_add(t);
+		if (!e)
+			return -ENOMEM;
+		e->line = (size_t)(p - t->str);
+		e->len = (size_t)(nl - p);
+		*nl = 0;
+		/* ID, parent ID, major:minor, root, mount point, ... */
+		f[0] = p;
+		for (i = 1; i < 5; i++) {
+			f[i] = strchr(f[i - 1], ' ');
+			if (!f[i])
+				return -EBADMSG;
+			f[i]++;
+		}
+		e->id = strtoull(f[0], NULL, 10);
+		{
+			char *sp = strchr(f[4], ' ');
+
+			if (!sp)
+				return -EBADMSG;
+			*sp = 0;
+		}
+		unescape(f[4]);
+		e->mount_point = (size_t)(f[4] - t->str);
+		p = nl + 1;
+	}
+	return 0;
+}
+
+static int watch_mountinfo(Watcher *w)
+{
+	return watch_rescan(w, mi_read, NULL, true);
 }
 
 /* ---- (b) listmount(2) + statmount(2) ---- */
@@ -636,26 +665,6 @@ static long sys_statmount(uint64_t mnt_id, uint64_t mask, struct statmount *buf,
 		       STATMOUNT_MNT_ROOT | STATMOUNT_MNT_POINT | STATMOUNT_FS_TYPE |   \
 		       STATMOUNT_MNT_OPTS)
 
-typedef struct LmEntry {
-	uint64_t id;
-	uint64_t hash;		/* of the whole statmount record */
-	size_t mount_point;	/* offset in the table's strings */
-} LmEntry;
-
-typedef struct LmTable {
-	LmEntry *e;
-	size_t n, cap;
-	char *str;
-	size_t str_len, str_cap;
-} LmTable;
-
-static void lm_table_done(LmTable *t)
-{
-	free(t->e);
-	free(t->str);
-	*t = (LmTable){};
-}
-
 typedef struct LmScanner {
 	uint64_t *ids;
 	size_t cap_ids;
@@ -663,19 +672,14 @@ typedef struct LmScanner {
 	size_t sm_size;
 } LmScanner;
 
-static int lm_add(LmTable *t, uint64_t id, uint64_t hash, const char *mp)
+static int lm_add(MountTable *t, uint64_t id, uint64_t hash, const char *mp)
 {
 	size_t len = strlen(mp) + 1;
+	MountEntry *e;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 1024;
-		LmEntry *e = realloc(t->e, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		t->e = e;
-		t->cap = cap;
-	}
+	e = mount_table_add(t);
+	if (!e)
+		return -ENOMEM;
 	if (t->str_cap - t->str_len < len) {
 		size_t cap = t->str_cap ? 2 * t->str_cap : 1 << 16;
 		char *s;
@@ -689,17 +693,21 @@ static int lm_add(LmTable *t, uint64_t id, uint64_t hash, const char *mp)
 		t->str_cap = cap;
 	}
 	memcpy(t->str + t->str_len, mp, len);
-	t->e[t->n++] = (LmEntry){ .id = id, .hash = hash, .mount_point = t->str_len };
+	e->id = id;
+	e->hash = hash;
+	e->mount_point = t->str_len;
 	t->str_len += len;
 	return 0;
 }
 
 /* Lists every mount of the namespace and reads each with statmount(2). */
-static int lm_scan(LmScanner *s, LmTable *t)
+static int lm_scan(int fd, void *userdata, MountTable *t)
 {
+	LmScanner *s = userdata;
 	size_t n = 0;
 	long k;
 
+	(void)fd;
 	for (;;) {
 		if (s->cap_ids - n < 1024) {
 			size_t cap = s->cap_ids ? 2 * s->cap_ids : 8192;
@@ -745,92 +753,18 @@ static int lm_scan(LmScanner *s, LmTable *t)
 	return 0;
 }
 
-static int lm_diff(Watcher *w, const LmTable *old, const LmTable *new, IdMap *map,
-		   unsigned char **seen, size_t *seen_cap)
-{
-	int r;
-
-	r = idmap_reset(map, old->n);
-	if (r < 0)
-		return r;
-	if (*seen_cap < old->n) {
-		unsigned char *s = realloc(*seen, old->n);
-
-		if (!s)
-			return -ENOMEM;
-		*seen = s;
-		*seen_cap = old->n;
-	}
-	memset(*seen, 0, old->n);
-	for (size_t i = 0; i < old->n; i++) {
-		r = idmap_put(map, old->e[i].id, i);
-		if (r < 0)
-			return r;
-	}
-	for (size_t i = 0; i < new->n; i++) {
-		uint64_t j;
-
-		if (idmap_get(map, new->e[i].id, &j)) {
-			(*seen)[j] = 1;
-			/* Same mount; another hash is a changed mount. */
-			if (old->e[j].hash != new->e[i].hash)
-				w->changed++;
-			continue;
-		}
-		watcher_saw(w, new->str + new->e[i].mount_point, true);
-	}
-	for (size_t j = 0; j < old->n; j++)
-		if (!(*seen)[j])
-			watcher_saw(w, old->str + old->e[j].mount_point, false);
-	return 0;
-}
-
 static int watch_listmount(Watcher *w)
 {
-	LmTable a = {}, b = {}, *old = &a, *new = &b;
 	LmScanner s = { .sm_size = 4096 };
-	unsigned char *seen = NULL;
-	size_t seen_cap = 0;
-	IdMap map = {};
-	struct pollfd pfd;
-	FILE *f;
 	int r;
 
 	s.sm = malloc(s.sm_size);
 	if (!s.sm)
 		return -ENOMEM;
-	/* 6.12 has no other change notification: the wake-up is mountinfo's. */
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	pfd.fd = fileno(f);
-	pfd.events = POLLPRI;
-	r = lm_scan(&s, old);
-	if (r < 0)
-		return r;
-	watcher_report(w, REPORT_READY, 0);
-	for (;;) {
-		LmTable *t;
-
-		if (poll(&pfd, 1, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		w->wakeups++;
-		r = lm_scan(&s, new);
-		if (r < 0)
-			return r;
-		r = lm_diff(w, old, new, &map, &seen, &seen_cap);
-		if (r < 0)
-			return r;
-		t = old;
-		old = new;
-		new = t;
-	}
-	lm_table_done(&a);
-	lm_table_done(&b);
-	return 0;
+	r = watch_rescan(w, lm_scan, &s, false);
+	free(s.sm);
+	free(s.ids);
+	return r;
 }
 
 /* ---- (c) watch_mount(2) + fsinfo(2) ---- */
