@@ -67,20 +67,6 @@ static int set_filter(int fd)
 	return 0;
 }
 
-static long fsinfo_mount(uint64_t unique_id, uint32_t request, void *buf, size_t size)
-{
-	struct fsinfo_params params = {
-		.flags = FSINFO_FLAGS_QUERY_MOUNT,
-		.request = request,
-	};
-	char id[24];
-	long r;
-
-	snprintf(id, sizeof(id), "%" PRIu64, unique_id);
-	r = fsinfo(AT_FDCWD, id, &params, sizeof(params), buf, size);
-	return r < 0 ? -errno : r;
-}
-
 static int wq_open(Backend **ret, const char *path, unsigned queue_size)
 {
 	WatchQueueBackend *b;

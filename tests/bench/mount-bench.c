@@ -792,26 +792,12 @@ static void wm_entry_free(WmEntry *e)
 	free(e);
 }
 
-static long fsinfo_by_id(uint64_t unique_id, uint32_t request, void *buf, size_t size)
-{
-	struct fsinfo_params params = {
-		.flags = FSINFO_FLAGS_QUERY_MOUNT,
-		.request = request,
-	};
-	char id[24];
-	long r;
-
-	snprintf(id, sizeof(id), "%" PRIu64, unique_id);
-	r = fsinfo(AT_FDCWD, id, &params, sizeof(params), buf, size);
-	return r < 0 ? -errno : r;
-}
-
 static int fsinfo_string(uint64_t unique_id, uint32_t request, char **ret)
 {
 	char buf[4096];
 	long r;
 
-	r = fsinfo_by_id(unique_id, request, buf, sizeof(buf) - 1);
+	r = fsinfo_mount(unique_id, request, buf, sizeof(buf) - 1);
 	if (r == -ENODATA || r == -EOPNOTSUPP)
 		r = 0;
 	if (r < 0)
@@ -833,11 +819,11 @@ static int wm_query(uint64_t unique_id, WmEntry **ret)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	r = fsinfo_by_id(unique_id, FSINFO_ATTR_MOUNT_INFO, &info, sizeof(info));
+	r = fsinfo_mount(unique_id, FSINFO_ATTR_MOUNT_INFO, &info, sizeof(info));
 	if (r >= 0)
-		r = fsinfo_by_id(unique_id, FSINFO_ATTR_MOUNT_TOPOLOGY, &e->top, sizeof(e->top));
+		r = fsinfo_mount(unique_id, FSINFO_ATTR_MOUNT_TOPOLOGY, &e->top, sizeof(e->top));
 	if (r >= 0)
-		r = fsinfo_by_id(unique_id, FSINFO_ATTR_IDS, &e->ids, sizeof(e->ids));
+		r = fsinfo_mount(unique_id, FSINFO_ATTR_IDS, &e->ids, sizeof(e->ids));
 	if (r >= 0)
 		r = fsinfo_string(unique_id, FSINFO_ATTR_MOUNT_POINT_FULL, &e->mount_point);
 	if (r >= 0)
