@@ -422,6 +422,35 @@ static void test_move_subtree(FakeKernel *k, Manager *m, Recorder *rec)
 }
 
 /*
+ * A read that falls between a move's MOVE_FROM and MOVE_TO: the manager
+ * waits for MOVE_TO instead of dropping the moved tree and reading it back.
+ */
+static void test_move_split(FakeKernel *k, Manager *m, Recorder *rec)
+{
+	uint64_t a, c, d;
+	unsigned queries;
+	Mount *e;
+
+	a = fake_mount(k, fake_root(k), "a", "tmpfs");
+	(void)fake_mount(k, a, "b", "tmpfs");
+	c = fake_mount(k, a, "c", "tmpfs");
+	d = fake_mount(k, fake_root(k), "d", "tmpfs");
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	queries = fake_queries(k);
+
+	fake_split_next_read(k, 1); /* the batch ends after MOVE_FROM */
+	fake_move(k, a, d, "x");
+	drain_fake(m);
+	CHECK(compare(m, k) == 0);
+	CHECK(rec->removed == 0 && rec->added == 0);
+	CHECK(fake_queries(k) == queries + 1); /* MOVE_TO's query of a only */
+	e = table_get(m->table, c);
+	CHECK(e && streq_ptr(e->info.mount_point, "/d/x/c"));
+	printf("ok - a batch that ends between MOVE_FROM and MOVE_TO: the tree just moves\n");
+}
+
+/*
  * The rules by hand for an rbind of the chain a/x/y: NEW_MOUNT(root, b),
  * NEW_MOUNT(b, x'), NEW_MOUNT(x', y'), counted with the whole copy attached.
  * b: aux once, trigger once, ancestor once; x': aux, trigger; y': aux; the
@@ -646,6 +675,7 @@ int main(void)
 	run(test_overrun_requery, 4);
 	run(test_overrun_random, 8);
 	run(test_move_subtree, 64);
+	run(test_move_split, 64);
 	run(test_counters_rbind, 64);
 	run(test_counters_lazy_unmount, 64);
 	run(test_counters_moves_batched, 64);
