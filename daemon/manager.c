@@ -703,7 +703,7 @@ int manager_process_events(Manager *m)
 		if (n < 0)
 			return log_error_errno(n, "Failed to read mount notifications: %m");
 		if (n == 0) {
-			if (last != MOUNT_EVENT_MOVE_FROM || waited)
+			if (last != MOUNT_EVENT_MOVE_FROM || !m->n_detached || waited)
 				break;
 			waited = true;
 			if (!wait_for_move_to(m))
