@@ -130,6 +130,7 @@ static int wq_get_fd(Backend *base)
 static int wq_read_events(Backend *base, MountEvent *events, size_t n_max)
 {
 	WatchQueueBackend *b = (WatchQueueBackend *)base;
+	bool drained = false;
 	size_t n = 0;
 
 	while (n < n_max) {
@@ -137,8 +138,16 @@ static int wq_read_events(Backend *base, MountEvent *events, size_t n_max)
 		size_t len;
 
 		if (b->pos >= b->len) {
-			ssize_t k = read(b->fd, b->buf.bytes, sizeof(b->buf.bytes));
+			ssize_t k;
 
+			/*
+			 * A read that left room for the largest record took all
+			 * there was: the caller's next call reads again, no need
+			 * to find EAGAIN now.
+			 */
+			if (drained)
+				break;
+			k = read(b->fd, b->buf.bytes, sizeof(b->buf.bytes));
 			if (k < 0) {
 				if (errno == EAGAIN || errno == EINTR)
 					break;
@@ -148,6 +157,7 @@ static int wq_read_events(Backend *base, MountEvent *events, size_t n_max)
 				break;
 			b->pos = 0;
 			b->len = (size_t)k;
+			drained = sizeof(b->buf.bytes) - b->len >= WATCH_INFO_LENGTH;
 		}
 
 		w = (const struct watch_notification *)(b->buf.bytes + b->pos);
