@@ -5,6 +5,8 @@
  */
 #include <assert.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 
 #include "test-backend.h"
 #include "util.h"
@@ -35,6 +37,7 @@ struct FakeKernel {
 	unsigned queries, lost, resolves;
 	size_t read_limit; /* the next read returns at most this many (0: no limit) */
 	bool read_pause;   /* and the one after it nothing: the queue looks empty */
+	int fd;            /* always readable: a poll() for more records returns at once */
 	char sb_options[MAX_MOUNTS][32];
 };
 
@@ -72,6 +75,8 @@ FakeKernel *fake_kernel_new(unsigned queue_size)
 	k->queue_size = queue_size;
 	k->queue = calloc(queue_size, sizeof(*k->queue));
 	assert(k->queue);
+	k->fd = eventfd(1, EFD_CLOEXEC);
+	assert(k->fd >= 0);
 	new_mount(k, 0, "", "ext4");
 	return k;
 }
@@ -79,6 +84,7 @@ FakeKernel *fake_kernel_new(unsigned queue_size)
 FakeKernel *fake_kernel_free(FakeKernel *k)
 {
 	if (k) {
+		close(k->fd);
 		free(k->queue);
 		free(k);
 	}
@@ -440,7 +446,7 @@ static Backend *f_close(Backend *b)
 
 static int f_get_fd(Backend *b)
 {
-	return -1;
+	return ((FakeKernel *)b)->fd;
 }
 
 static int f_read_events(Backend *b, MountEvent *events, size_t n_max)
