@@ -11,6 +11,10 @@ _t0=$(date +%s)
 elapsed() { local s=$(( $(date +%s) - _t0 )); printf '%d:%02d' $((s / 60)) $((s % 60)); }
 stage() { printf '==> [%s] %s\n' "$(elapsed)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# The host's load, for benchmark logs: their numbers depend on it.
+host_load() { printf 'host: %s CPUs, load average %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"; }
+# The kselftest targets in vm/kselftests, on one line.
+kselftest_list() { sed "s/#.*//" "$TOP/vm/kselftests" | xargs; }
 
 # progress LOG: how far a step is, as log lines, or as a percentage when
 # $PROGRESS_TOTAL says how many lines the same step wrote last time.
