@@ -55,17 +55,18 @@ guest_logged() {
 	exit "$rc"
 }
 
-# progress LOG: how far a step is, as log lines, or as a percentage when
-# $PROGRESS_TOTAL says how many lines the same step wrote last time.
+# progress LOG: how far a step is, from what its log says so far. For a
+# kbuild log, the objects compiled and the step it is at now ("2731 objects
+# compiled, at LD vmlinux.o"): a build's total is not known before it ends
+# (ccache, the config, what is already built), so none is guessed. For any
+# other log, its lines.
 progress() {
-	local lines
-	lines=$(wc -l <"$1")
-	if [ "${PROGRESS_TOTAL:-0}" -gt 0 ]; then
-		local pct=$((lines * 100 / PROGRESS_TOTAL))
-		[ "$pct" -le 99 ] || pct=99
-		echo "~${pct}%"
+	local objects
+	objects=$(grep -cE '^  (CC|AS)( \[M\])? +[^ ]+\.o$' "$1")
+	if [ "$objects" -gt 0 ]; then
+		echo "$objects objects compiled, at $(grep -E '^  [A-Z]+' "$1" | tail -n 1 | xargs)"
 	else
-		echo "$lines log lines"
+		echo "$(wc -l <"$1") log lines"
 	fi
 }
 
