@@ -6,6 +6,10 @@
  * GetMount, GetMountByPath, WaitForMount (answer and timeout), Resync,
  * ObjectManager, per-mount properties, and the signals with generations.
  * A test-only interface lets the client make the fake kernel mount things.
+ *
+ * With --introspect it prints what the manager object and one mount object
+ * answer to Introspect instead, for tests/check-interface-xml, which
+ * compares that with the shipped interface XML.
  */
 #include <assert.h>
 #include <signal.h>
@@ -204,7 +208,34 @@ static char *get_string(const char *path, const char *iface, const char *prop)
 	return s;
 }
 
-int main(void)
+/* Prints the introspection XML of the manager object and of one mount object. */
+static int introspect(void)
+{
+	const char *paths[2] = { MW_MANAGER_PATH, NULL };
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *xml, *object;
+	uint64_t gen;
+
+	assert(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0);
+	assert(sd_bus_message_read(reply, "t", &gen) > 0);
+	assert(sd_bus_message_enter_container(reply, 'a', "(totsss)") > 0);
+	assert(sd_bus_message_read(reply, "(totsss)", NULL, &object, NULL, NULL, NULL, NULL) > 0);
+	paths[1] = object;
+	for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+		sd_bus_message *x = NULL;
+
+		assert(sd_bus_call_method(client, NULL, paths[i], "org.freedesktop.DBus.Introspectable",
+					  "Introspect", &error, &x, NULL) >= 0);
+		assert(sd_bus_message_read(x, "s", &xml) > 0);
+		fputs(xml, stdout);
+		sd_bus_message_unref(x);
+	}
+	sd_bus_message_unref(reply);
+	return 0;
+}
+
+int main(int argc, char *argv[])
 {
 	sd_bus_message *reply = NULL;
 	sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -231,6 +262,8 @@ int main(void)
 	assert(sd_bus_set_anonymous(client, 1) == 0);
 	assert(sd_bus_start(client) == 0);
 	assert(sd_bus_add_match(client, NULL, "type='signal'", on_signal, NULL) >= 0);
+	if (argc > 1 && streq_ptr(argv[1], "--introspect"))
+		return introspect();
 
 	/* Manager properties. */
 	s = get_string(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Version");
