@@ -9,7 +9,9 @@
  *
  * With --introspect it prints what the manager object and one mount object
  * answer to Introspect instead, for tests/check-interface-xml, which
- * compares that with the shipped interface XML.
+ * compares that with the shipped interface XML. With --serve it is a
+ * mountwatchd on the fake kernel, on the bus at $DBUS_SYSTEM_BUS_ADDRESS
+ * under the real name, for tests/check-ctl to run mountwatchctl against.
  */
 #include <assert.h>
 #include <signal.h>
@@ -81,6 +83,7 @@ static int on_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return sd_event_exit(manager->event, 0);
 }
 
+/* Serves the manager on fd (a peer connection), or on the system bus address if fd < 0. */
 static void server(int fd)
 {
 	sd_bus *bus;
@@ -95,12 +98,18 @@ static void server(int fd)
 	assert(manager_snapshot(manager) == 0);
 	assert(sd_event_new(&manager->event) == 0);
 
-	assert(sd_id128_randomize(&id) == 0);
 	assert(sd_bus_new(&bus) == 0);
-	assert(sd_bus_set_fd(bus, fd, fd) == 0);
-	assert(sd_bus_set_server(bus, 1, id) == 0);
-	assert(sd_bus_set_anonymous(bus, 1) == 0);
-	assert(sd_bus_start(bus) == 0);
+	if (fd >= 0) {
+		assert(sd_id128_randomize(&id) == 0);
+		assert(sd_bus_set_fd(bus, fd, fd) == 0);
+		assert(sd_bus_set_server(bus, 1, id) == 0);
+		assert(sd_bus_set_anonymous(bus, 1) == 0);
+	} else {
+		assert(getenv("DBUS_SYSTEM_BUS_ADDRESS"));
+		assert(sd_bus_set_address(bus, getenv("DBUS_SYSTEM_BUS_ADDRESS")) >= 0);
+		assert(sd_bus_set_bus_client(bus, 1) >= 0);
+	}
+	assert(sd_bus_start(bus) >= 0);
 	assert(sd_bus_add_object_vtable(bus, NULL, MW_MANAGER_PATH, TEST_IFACE, test_vtable, NULL) == 0);
 	assert(sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local", NULL, NULL, "Disconnected",
 				   on_disconnect, NULL) >= 0);
@@ -248,6 +257,8 @@ int main(int argc, char *argv[])
 	pid_t pid;
 
 	log_max_level = LOG_WARNING;
+	if (argc > 1 && streq_ptr(argv[1], "--serve"))
+		server(-1);
 	assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
 	pid = fork();
 	assert(pid >= 0);
