@@ -14,33 +14,8 @@ MNT = "org.mountwatch.MountWatch1.Mount"
 CONF = "/etc/mountwatch/mountwatchd.conf"
 SYS_FSINFO = 491
 
-# TAP: n cases so far, of which failed failed.
-n = 0
-failed = 0
-
-
-def ok(cond, desc, diag=None):
-    """One TAP case; on failure up to 40 lines of diag as comments before it."""
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-        for line in str(diag or "").splitlines()[:40]:
-            print("# " + line)
-    print(("ok" if cond else "not ok") + " %d - %s" % (n, desc), flush=True)
-    return cond
-
-
-def skip(desc, reason):
-    global n
-    n += 1
-    print("ok %d - %s # SKIP %s" % (n, desc, reason), flush=True)
-
-
-def finish():
-    """Prints the plan; the exit status for sys.exit."""
-    print("1..%d" % n)
-    return 1 if failed else 0
+# TAP, from tests/tap.py (installed beside this module).
+from tap import finish, ok, skip  # noqa: F401 (re-exported for the tests)
 
 
 TESTS = []
