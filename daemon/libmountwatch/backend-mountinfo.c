@@ -58,6 +58,7 @@ typedef struct MountinfoBackend {
 	size_t buf_size;
 	MountEvent *queue; /* events of the last parse, not yet handed out */
 	size_t q_pos, q_len, q_alloc;
+	bool scanned; /* this round of reads has re-read the file */
 } MountinfoBackend;
 
 static void mi_table_done(MiTable *t)
@@ -381,6 +382,12 @@ oom:
 	return -ENOMEM;
 }
 
+/*
+ * The change mark is taken by whoever polls the file first: the caller's
+ * poll of the epoll fd does, so a wake-up cannot be told from a spurious
+ * one here. Each round of reads (until one returns 0) therefore starts with
+ * one re-read of the file; one with no differences costs the parse only.
+ */
 static int mi_read_events(Backend *base, MountEvent *events, size_t n_max)
 {
 	MountinfoBackend *b = (MountinfoBackend *)base;
@@ -388,14 +395,13 @@ static int mi_read_events(Backend *base, MountEvent *events, size_t n_max)
 
 	if (b->q_pos >= b->q_len) {
 		struct epoll_event ev;
-		int k;
 
-		/* Polling the file takes its change mark: one wake-up per change. */
-		k = epoll_wait(b->epfd, &ev, 1, 0);
-		if (k < 0)
-			return errno == EINTR ? 0 : -errno;
-		if (k == 0)
+		if (b->scanned) {
+			b->scanned = false; /* the round ends; the next one re-reads */
 			return 0;
+		}
+		(void)epoll_wait(b->epfd, &ev, 1, 0); /* takes the mark if nobody did */
+		b->scanned = true;
 		if (rescan(b) < 0) {
 			events[0] = (MountEvent){ .type = MOUNT_EVENT_LOSS };
 			return 1;
