@@ -19,7 +19,7 @@ static char sig(unsigned prop)
 void ctl_mount_done(CtlMount *m)
 {
 	free(m->object_path);
-	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		if (sig(i) == 's')
 			free(m->v[i].s);
 	*m = (CtlMount){};
@@ -37,12 +37,12 @@ int ctl_mount_copy(const CtlMount *m, CtlMount *ret)
 	CtlMount c = *m;
 
 	c.object_path = NULL;
-	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		if (sig(i) == 's')
 			c.v[i].s = NULL;
 	if (m->object_path && !(c.object_path = strdup(m->object_path)))
 		goto oom;
-	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		if (sig(i) == 's' && m->v[i].s && !(c.v[i].s = strdup(m->v[i].s)))
 			goto oom;
 	*ret = c;
@@ -84,8 +84,8 @@ char *ctl_value_string(const CtlMount *m, unsigned prop)
 static int cmp_point(const void *a, const void *b)
 {
 	const CtlMount *x = a, *y = b;
-	uint64_t i = x->v[MOUNT_PROP_UNIQUE_ID].u, j = y->v[MOUNT_PROP_UNIQUE_ID].u;
-	int r = strcmp(x->v[MOUNT_PROP_MOUNT_POINT].s ?: "", y->v[MOUNT_PROP_MOUNT_POINT].s ?: "");
+	uint64_t i = x->v[MW_FIELD_UNIQUE_ID].u, j = y->v[MW_FIELD_UNIQUE_ID].u;
+	int r = strcmp(x->v[MW_FIELD_MOUNT_POINT].s ?: "", y->v[MW_FIELD_MOUNT_POINT].s ?: "");
 
 	if (r)
 		return r;
@@ -99,7 +99,7 @@ void ctl_mounts_sort(CtlMount *m, size_t n)
 
 int ctl_column_from_string(const char *name)
 {
-	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		if (strcasecmp(name, mount_properties[i].name) == 0)
 			return (int)i;
 	return -EINVAL;
@@ -126,7 +126,7 @@ int ctl_columns_parse(const char *list, const int *defaults, size_t n_defaults, 
 			name[len] = 0;
 			c = ctl_column_from_string(name);
 		}
-		if (c < 0 || n >= _MOUNT_PROP_MAX) {
+		if (c < 0 || n >= _MW_FIELD_MAX) {
 			*bad = p;
 			*bad_len = len;
 			return -EINVAL;
@@ -182,10 +182,10 @@ static struct libscols_table *new_table(FILE *f, const char *name, const int *co
 		}
 		if (cols[i] == tree_col)
 			fl = SCOLS_FL_TREE | SCOLS_FL_NOEXTREMES;
-		else if (cols[i] == MOUNT_PROP_OPTIONS || cols[i] == MOUNT_PROP_SUPER_OPTIONS)
+		else if (cols[i] == MW_FIELD_OPTIONS || cols[i] == MW_FIELD_SUPER_OPTIONS)
 			fl |= SCOLS_FL_TRUNC;
-		else if (cols[i] == MOUNT_PROP_SOURCE || cols[i] == MOUNT_PROP_MOUNT_POINT ||
-			 cols[i] == MOUNT_PROP_ROOT)
+		else if (cols[i] == MW_FIELD_SOURCE || cols[i] == MW_FIELD_MOUNT_POINT ||
+			 cols[i] == MW_FIELD_ROOT)
 			fl |= SCOLS_FL_NOEXTREMES;
 		c = scols_table_new_column(t, header, 0.1, fl);
 		if (!c) {
@@ -238,12 +238,12 @@ int ctl_print_list(FILE *f, const CtlMount *m, size_t n, const int *cols, size_t
 
 static uint64_t uid(const CtlMount *m)
 {
-	return m->v[MOUNT_PROP_UNIQUE_ID].u;
+	return m->v[MW_FIELD_UNIQUE_ID].u;
 }
 
 static uint64_t parent_uid(const CtlMount *m)
 {
-	return m->v[MOUNT_PROP_PARENT_UNIQUE_ID].u;
+	return m->v[MW_FIELD_PARENT_UNIQUE_ID].u;
 }
 
 static int cmp_parent(const void *a, const void *b)
@@ -321,8 +321,8 @@ int ctl_print_tree(FILE *f, CtlMount *m, size_t n, uint64_t root_id, const int *
 	int r;
 
 	for (size_t i = 0; i < n_cols; i++)
-		if (cols[i] == MOUNT_PROP_MOUNT_POINT)
-			tree_col = MOUNT_PROP_MOUNT_POINT;
+		if (cols[i] == MW_FIELD_MOUNT_POINT)
+			tree_col = MW_FIELD_MOUNT_POINT;
 	qsort(m, n, sizeof(*m), cmp_parent);
 	if (root_id && !find(m, n, root_id))
 		return -ENOENT;
@@ -430,7 +430,7 @@ char *ctl_change_text(const CtlMount *old, const CtlMount *new, uint32_t mask, b
 		return NULL;
 	if (json)
 		fputc('{', f);
-	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++) {
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++) {
 		_cleanup_free_ char *a = NULL, *b = NULL;
 
 		if (!(mask & (1U << i)))

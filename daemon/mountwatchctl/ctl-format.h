@@ -26,7 +26,7 @@ typedef union CtlValue {
 
 typedef struct CtlMount {
 	char *object_path;
-	CtlValue v[_MOUNT_PROP_MAX]; /* by MOUNT_PROP_* */
+	CtlValue v[_MW_FIELD_MAX]; /* by MW_FIELD_* */
 } CtlMount;
 
 void ctl_mount_done(CtlMount *m);
@@ -47,7 +47,7 @@ int ctl_column_from_string(const char *name);
 
 /*
  * Parses a comma-separated column list into cols (room for
- * _MOUNT_PROP_MAX); one starting with '+' is appended to the defaults.
+ * _MW_FIELD_MAX); one starting with '+' is appended to the defaults.
  * Returns the number of columns, or -EINVAL naming the bad one in *bad
  * (pointing into list).
  */

@@ -39,14 +39,14 @@ static unsigned arg_flags; /* CTL_OUTPUT_* */
 static bool arg_no_start;
 static bool arg_value;
 static double arg_timeout = -1; /* seconds; < 0: none */
-static int arg_cols[_MOUNT_PROP_MAX];
+static int arg_cols[_MW_FIELD_MAX];
 static size_t arg_n_cols;
-static int arg_props[_MOUNT_PROP_MAX];
+static int arg_props[_MW_FIELD_MAX];
 static size_t arg_n_props;
 
 /* findmnt's default columns. */
-static const int default_cols[] = { MOUNT_PROP_MOUNT_POINT, MOUNT_PROP_SOURCE, MOUNT_PROP_FS_TYPE,
-				    MOUNT_PROP_OPTIONS };
+static const int default_cols[] = { MW_FIELD_MOUNT_POINT, MW_FIELD_SOURCE, MW_FIELD_FS_TYPE,
+				    MW_FIELD_OPTIONS };
 
 static void help(void)
 {
@@ -77,7 +77,7 @@ static void help(void)
 	       "     --version        Show the version\n"
 	       "\n"
 	       "Columns:");
-	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		printf("%s%s", i % 6 ? " " : "\n  ", mount_properties[i].name);
 	printf("\n\n"
 	       "Exit status: 0 success, 1 failure, 2 usage error, 3 no such mount,\n"
@@ -455,7 +455,7 @@ static int cmd_tree(sd_bus *bus, int argc, char **argv)
 		r = get_mount(bus, object, &top);
 		if (r < 0)
 			return -r;
-		root = top.v[MOUNT_PROP_UNIQUE_ID].u;
+		root = top.v[MW_FIELD_UNIQUE_ID].u;
 		ctl_mount_done(&top);
 	}
 	r = get_all_mounts(bus, &m, &n);
@@ -627,7 +627,7 @@ static void monitor_line(uint64_t generation, const char *event, const CtlMount 
 		printf("}\n");
 	} else
 		printf("%-7" PRIu64 " %-9s %s%s%s\n", generation, event,
-		       m ? m->v[MOUNT_PROP_MOUNT_POINT].s ?: "" : "", what && *what ? "   " : "", what ?: "");
+		       m ? m->v[MW_FIELD_MOUNT_POINT].s ?: "" : "", what && *what ? "   " : "", what ?: "");
 	fflush(stdout);
 }
 
@@ -648,12 +648,12 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 		m = monitor_find(mon, object);
 		if (!m) { /* not seen in InterfacesAdded: what the signal says */
 			m = &gone;
-			gone.v[MOUNT_PROP_UNIQUE_ID].u = id;
-			gone.v[MOUNT_PROP_MOUNT_POINT].s = strdup(point);
+			gone.v[MW_FIELD_UNIQUE_ID].u = id;
+			gone.v[MW_FIELD_MOUNT_POINT].s = strdup(point);
 		}
-		if (added && m != &gone && asprintf(&what, "%s %s %s", m->v[MOUNT_PROP_FS_TYPE].s ?: "",
-						    m->v[MOUNT_PROP_SOURCE].s ?: "",
-						    m->v[MOUNT_PROP_OPTIONS].s ?: "") < 0)
+		if (added && m != &gone && asprintf(&what, "%s %s %s", m->v[MW_FIELD_FS_TYPE].s ?: "",
+						    m->v[MW_FIELD_SOURCE].s ?: "",
+						    m->v[MW_FIELD_OPTIONS].s ?: "") < 0)
 			what = NULL;
 		monitor_line(generation, added ? "added" : "removed", m, what, NULL);
 		if (!added && m != &gone)
@@ -866,9 +866,9 @@ int main(int argc, char *argv[])
 	setlocale(LC_ALL, ""); /* libsmartcols draws tree lines in UTF-8 where the locale allows */
 	memcpy(arg_cols, default_cols, sizeof(default_cols));
 	arg_n_cols = ELEMENTSOF(default_cols);
-	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		arg_props[i] = (int)i;
-	arg_n_props = _MOUNT_PROP_MAX;
+	arg_n_props = _MW_FIELD_MAX;
 
 	/* Options may come before or after the command (getopt moves the arguments last). */
 	while ((c = getopt_long(argc, argv, "ho:rnJp:t:", options, NULL)) >= 0) {
@@ -886,9 +886,9 @@ int main(int argc, char *argv[])
 				return -r;
 			break;
 		case ARG_OUTPUT_ALL:
-			for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+			for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 				arg_cols[i] = (int)i;
-			arg_n_cols = _MOUNT_PROP_MAX;
+			arg_n_cols = _MW_FIELD_MAX;
 			break;
 		case 'r':
 			arg_flags |= CTL_OUTPUT_RAW;

@@ -27,16 +27,16 @@ static CtlMount mk(uint64_t id, uint64_t parent, const char *point, const char *
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, id);
-	assert_se(ctl_mount_set(&m, MOUNT_PROP_UNIQUE_ID, buf) == 0);
-	m.v[MOUNT_PROP_PARENT_UNIQUE_ID].u = parent;
-	m.v[MOUNT_PROP_MOUNT_ID].u = id + 10;
-	assert_se(ctl_mount_set(&m, MOUNT_PROP_MOUNT_POINT, point) == 0);
-	assert_se(ctl_mount_set(&m, MOUNT_PROP_FS_TYPE, type) == 0);
-	assert_se(ctl_mount_set(&m, MOUNT_PROP_SOURCE, "src \"x\"") == 0);
-	assert_se(ctl_mount_set(&m, MOUNT_PROP_OPTIONS, "rw,relatime") == 0);
-	assert_se(ctl_mount_set(&m, MOUNT_PROP_PROPAGATION, "shared") == 0);
-	assert_se(ctl_mount_set(&m, MOUNT_PROP_DEVICE, "0:20") == 0);
-	assert_se(ctl_mount_set(&m, MOUNT_PROP_READ_ONLY, "no") == 0);
+	assert_se(ctl_mount_set(&m, MW_FIELD_UNIQUE_ID, buf) == 0);
+	m.v[MW_FIELD_PARENT_UNIQUE_ID].u = parent;
+	m.v[MW_FIELD_MOUNT_ID].u = id + 10;
+	assert_se(ctl_mount_set(&m, MW_FIELD_MOUNT_POINT, point) == 0);
+	assert_se(ctl_mount_set(&m, MW_FIELD_FS_TYPE, type) == 0);
+	assert_se(ctl_mount_set(&m, MW_FIELD_SOURCE, "src \"x\"") == 0);
+	assert_se(ctl_mount_set(&m, MW_FIELD_OPTIONS, "rw,relatime") == 0);
+	assert_se(ctl_mount_set(&m, MW_FIELD_PROPAGATION, "shared") == 0);
+	assert_se(ctl_mount_set(&m, MW_FIELD_DEVICE, "0:20") == 0);
+	assert_se(ctl_mount_set(&m, MW_FIELD_READ_ONLY, "no") == 0);
 	return m;
 }
 
@@ -57,8 +57,8 @@ static char *end(void)
 	return buf;
 }
 
-static const int default_cols[] = { MOUNT_PROP_MOUNT_POINT, MOUNT_PROP_SOURCE, MOUNT_PROP_FS_TYPE,
-				    MOUNT_PROP_OPTIONS };
+static const int default_cols[] = { MW_FIELD_MOUNT_POINT, MW_FIELD_SOURCE, MW_FIELD_FS_TYPE,
+				    MW_FIELD_OPTIONS };
 
 int main(void)
 {
@@ -71,20 +71,20 @@ int main(void)
 		mk(15, 10, "/a mount point with spaces and a long name", "tmpfs"),
 	};
 	size_t n = ELEMENTSOF(m);
-	int cols[_MOUNT_PROP_MAX], r;
+	int cols[_MW_FIELD_MAX], r;
 	const char *bad;
 	size_t bad_len;
 	char *out, *line;
 
 	/* Columns: the Mount properties by name, any case; '+' appends. */
-	assert_se(ctl_column_from_string("mountpoint") == MOUNT_PROP_MOUNT_POINT);
-	assert_se(ctl_column_from_string("FSTYPE") == MOUNT_PROP_FS_TYPE);
-	assert_se(ctl_column_from_string("ChangeCount") == MOUNT_PROP_CHANGE_COUNT);
+	assert_se(ctl_column_from_string("mountpoint") == MW_FIELD_MOUNT_POINT);
+	assert_se(ctl_column_from_string("FSTYPE") == MW_FIELD_FS_TYPE);
+	assert_se(ctl_column_from_string("ChangeCount") == MW_FIELD_CHANGE_COUNT);
 	assert_se(ctl_column_from_string("TARGET") == -EINVAL);
 	r = ctl_columns_parse("uniqueid,MountPoint", default_cols, 4, cols, &bad, &bad_len);
-	assert_se(r == 2 && cols[0] == MOUNT_PROP_UNIQUE_ID && cols[1] == MOUNT_PROP_MOUNT_POINT);
+	assert_se(r == 2 && cols[0] == MW_FIELD_UNIQUE_ID && cols[1] == MW_FIELD_MOUNT_POINT);
 	r = ctl_columns_parse("+propagation", default_cols, 4, cols, &bad, &bad_len);
-	assert_se(r == 5 && cols[0] == MOUNT_PROP_MOUNT_POINT && cols[4] == MOUNT_PROP_PROPAGATION);
+	assert_se(r == 5 && cols[0] == MW_FIELD_MOUNT_POINT && cols[4] == MW_FIELD_PROPAGATION);
 	r = ctl_columns_parse("fstype,bogus,source", default_cols, 4, cols, &bad, &bad_len);
 	assert_se(r == -EINVAL && bad_len == 5 && strncmp(bad, "bogus", 5) == 0);
 	assert_se(ctl_columns_parse("", default_cols, 4, cols, &bad, &bad_len) == -EINVAL);
@@ -120,10 +120,10 @@ int main(void)
 	printf("ok - tree: lines, full mount points, a subtree, no headings, an unknown root\n");
 
 	/* JSON: one layout; numbers and booleans typed; the tree nests children. */
-	cols[0] = MOUNT_PROP_MOUNT_POINT;
-	cols[1] = MOUNT_PROP_UNIQUE_ID;
-	cols[2] = MOUNT_PROP_READ_ONLY;
-	cols[3] = MOUNT_PROP_SOURCE;
+	cols[0] = MW_FIELD_MOUNT_POINT;
+	cols[1] = MW_FIELD_UNIQUE_ID;
+	cols[2] = MW_FIELD_READ_ONLY;
+	cols[3] = MW_FIELD_SOURCE;
 	out = (begin(), r = ctl_print_tree(f, m, n, 0, cols, 4, CTL_OUTPUT_JSON), end());
 	assert_se(r == 0);
 	fputs(out, stdout);
@@ -136,13 +136,13 @@ int main(void)
 	free(out);
 
 	ctl_mounts_sort(m, n);
-	assert_se(strcmp(m[0].v[MOUNT_PROP_MOUNT_POINT].s, "/") == 0);
-	assert_se(strcmp(m[n - 1].v[MOUNT_PROP_MOUNT_POINT].s, "/sys/kernel/security") == 0);
+	assert_se(strcmp(m[0].v[MW_FIELD_MOUNT_POINT].s, "/") == 0);
+	assert_se(strcmp(m[n - 1].v[MW_FIELD_MOUNT_POINT].s, "/sys/kernel/security") == 0);
 	out = (begin(), r = ctl_print_list(f, m, n, cols, 4, CTL_OUTPUT_JSON), end());
 	assert_se(r == 0 && strstr(out, "\"mounts\": [") && !strstr(out, "children"));
 	assert_se(strstr(out, "\"mountpoint\": \"/sys/kernel/security\",\n         \"uniqueid\": 12,"));
 	free(out);
-	m[0].v[MOUNT_PROP_READ_ONLY].b = true;
+	m[0].v[MW_FIELD_READ_ONLY].b = true;
 	out = (begin(), r = ctl_print_show(f, &m[0], cols, 4, false, CTL_OUTPUT_JSON), end());
 	assert_se(r == 0 && strstr(out, "\"mounts\": [") && strstr(out, "\"readonly\": true"));
 	free(out);
@@ -159,8 +159,8 @@ int main(void)
 	printf("ok - list: raw and without headings\n");
 
 	/* show: Name=value, or only the values, in the order asked. */
-	cols[0] = MOUNT_PROP_READ_ONLY;
-	cols[1] = MOUNT_PROP_FS_TYPE;
+	cols[0] = MW_FIELD_READ_ONLY;
+	cols[1] = MW_FIELD_FS_TYPE;
 	out = (begin(), r = ctl_print_show(f, &m[0], cols, 2, false, 0), end());
 	assert_se(r == 0 && strcmp(out, "ReadOnly=yes\nFsType=ext4\n") == 0);
 	free(out);
@@ -172,11 +172,11 @@ int main(void)
 	/* monitor: what changed, to what. */
 	{
 		CtlMount new;
-		uint32_t mask = 1U << MOUNT_PROP_OPTIONS | 1U << MOUNT_PROP_READ_ONLY;
+		uint32_t mask = 1U << MW_FIELD_OPTIONS | 1U << MW_FIELD_READ_ONLY;
 
 		assert_se(ctl_mount_copy(&m[1], &new) == 0);
-		assert_se(ctl_mount_set(&new, MOUNT_PROP_OPTIONS, "ro,relatime") == 0);
-		new.v[MOUNT_PROP_READ_ONLY].b = true;
+		assert_se(ctl_mount_set(&new, MW_FIELD_OPTIONS, "ro,relatime") == 0);
+		new.v[MW_FIELD_READ_ONLY].b = true;
 		line = ctl_change_text(&m[1], &new, mask, false);
 		assert_se(line && strcmp(line, "Options: rw,relatime -> ro,relatime, ReadOnly: no -> yes") == 0);
 		free(line);
@@ -184,8 +184,8 @@ int main(void)
 		assert_se(line && strcmp(line, "{\"Options\": [\"rw,relatime\", \"ro,relatime\"], "
 					       "\"ReadOnly\": [false, true]}") == 0);
 		free(line);
-		cols[0] = MOUNT_PROP_UNIQUE_ID;
-		cols[1] = MOUNT_PROP_MOUNT_POINT;
+		cols[0] = MW_FIELD_UNIQUE_ID;
+		cols[1] = MW_FIELD_MOUNT_POINT;
 		out = (begin(), ctl_print_mount_json(f, &new, cols, 2), end());
 		assert_se(strcmp(out, "{\"uniqueid\": 11, \"mountpoint\": \"/a mount point with spaces "
 				      "and a long name\"}") == 0 ||
