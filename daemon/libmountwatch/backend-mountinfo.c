@@ -503,6 +503,7 @@ static int mi_resolve_mnt_id(Backend *base, uint32_t mnt_id, uint64_t *ret)
 
 const BackendOps backend_mountinfo_ops = {
 	.name = "mountinfo",
+	.flags = BACKEND_MOVES_EACH,
 	.open = mi_open,
 	.close = mi_close,
 	.get_fd = mi_get_fd,
