@@ -6,6 +6,12 @@
  * GetMount, GetMountByPath, WaitForMount (answer and timeout), Resync,
  * ObjectManager, per-mount properties, and the signals with generations.
  * A test-only interface lets the client make the fake kernel mount things.
+ *
+ * With --introspect it prints what the manager object and one mount object
+ * answer to Introspect instead, for tests/check-interface-xml, which
+ * compares that with the shipped interface XML. With --serve it is a
+ * mountwatchd on the fake kernel, on the bus at $DBUS_SYSTEM_BUS_ADDRESS
+ * under the real name, for tests/check-ctl to run mountwatchctl against.
  */
 #include <assert.h>
 #include <signal.h>
@@ -78,6 +84,7 @@ static int on_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return sd_event_exit(manager->event, 0);
 }
 
+/* Serves the manager on fd (a peer connection), or on the system bus address if fd < 0. */
 static void server(int fd)
 {
 	sd_bus *bus;
@@ -94,12 +101,18 @@ static void server(int fd)
 	manager_set_watcher(manager, w);
 	assert(sd_event_new(&manager->event) == 0);
 
-	assert(sd_id128_randomize(&id) == 0);
 	assert(sd_bus_new(&bus) == 0);
-	assert(sd_bus_set_fd(bus, fd, fd) == 0);
-	assert(sd_bus_set_server(bus, 1, id) == 0);
-	assert(sd_bus_set_anonymous(bus, 1) == 0);
-	assert(sd_bus_start(bus) == 0);
+	if (fd >= 0) {
+		assert(sd_id128_randomize(&id) == 0);
+		assert(sd_bus_set_fd(bus, fd, fd) == 0);
+		assert(sd_bus_set_server(bus, 1, id) == 0);
+		assert(sd_bus_set_anonymous(bus, 1) == 0);
+	} else {
+		assert(getenv("DBUS_SYSTEM_BUS_ADDRESS"));
+		assert(sd_bus_set_address(bus, getenv("DBUS_SYSTEM_BUS_ADDRESS")) >= 0);
+		assert(sd_bus_set_bus_client(bus, 1) >= 0);
+	}
+	assert(sd_bus_start(bus) >= 0);
 	assert(sd_bus_add_object_vtable(bus, NULL, MW_MANAGER_PATH, TEST_IFACE, test_vtable, NULL) == 0);
 	assert(sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local", NULL, NULL, "Disconnected",
 				   on_disconnect, NULL) >= 0);
@@ -207,7 +220,34 @@ static char *get_string(const char *path, const char *iface, const char *prop)
 	return s;
 }
 
-int main(void)
+/* Prints the introspection XML of the manager object and of one mount object. */
+static int introspect(void)
+{
+	const char *paths[2] = { MW_MANAGER_PATH, NULL };
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *xml, *object;
+	uint64_t gen;
+
+	assert(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0);
+	assert(sd_bus_message_read(reply, "t", &gen) > 0);
+	assert(sd_bus_message_enter_container(reply, 'a', "(totsss)") > 0);
+	assert(sd_bus_message_read(reply, "(totsss)", NULL, &object, NULL, NULL, NULL, NULL) > 0);
+	paths[1] = object;
+	for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+		sd_bus_message *x = NULL;
+
+		assert(sd_bus_call_method(client, NULL, paths[i], "org.freedesktop.DBus.Introspectable",
+					  "Introspect", &error, &x, NULL) >= 0);
+		assert(sd_bus_message_read(x, "s", &xml) > 0);
+		fputs(xml, stdout);
+		sd_bus_message_unref(x);
+	}
+	sd_bus_message_unref(reply);
+	return 0;
+}
+
+int main(int argc, char *argv[])
 {
 	sd_bus_message *reply = NULL;
 	sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -220,6 +260,8 @@ int main(void)
 	pid_t pid;
 
 	log_max_level = LOG_WARNING;
+	if (argc > 1 && streq_ptr(argv[1], "--serve"))
+		server(-1);
 	assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
 	pid = fork();
 	assert(pid >= 0);
@@ -234,6 +276,8 @@ int main(void)
 	assert(sd_bus_set_anonymous(client, 1) == 0);
 	assert(sd_bus_start(client) == 0);
 	assert(sd_bus_add_match(client, NULL, "type='signal'", on_signal, NULL) >= 0);
+	if (argc > 1 && streq_ptr(argv[1], "--introspect"))
+		return introspect();
 
 	/* Manager properties. */
 	s = get_string(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Version");
