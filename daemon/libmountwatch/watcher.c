@@ -175,6 +175,8 @@ _public_ int mw_watcher_probe(const char *backend, char **ret)
 	}
 	if (fclose(f) != 0)
 		return -ENOMEM;
+	if (size > 0 && text[size - 1] == '\n')
+		text[size - 1] = 0;
 	*ret = TAKE_PTR(text);
 	return 0;
 }
