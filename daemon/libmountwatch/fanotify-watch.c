@@ -18,6 +18,7 @@
 
 #include "fanotify-watch.h"
 #include "mainline-uapi.h"
+#include "mountinfo-digest.h"
 #include "statmount.h"
 #include "util.h"
 
@@ -26,7 +27,11 @@ struct FanotifyWatch {
 	int fan_fd;
 	int wake_fd;  /* /proc/self/mountinfo, in the epoll set */
 	int probe_fd; /* /proc/self/mountinfo, polled here only */
-	int timer_fd; /* the next RESCAN, when one is held back */
+	int timer_fd; /* the next rescan, when one is held back */
+	MountinfoDigest *digest;
+	/* CHANGED events of the last rescan not yet handed out. */
+	uint32_t *changed;
+	size_t n_changed, i_changed;
 	uint64_t rescan_interval;
 	uint64_t last_rescan;
 	bool rescan_pending;
@@ -56,6 +61,8 @@ FanotifyWatch *fanotify_watch_free(FanotifyWatch *w)
 	for (size_t i = 0; i < ELEMENTSOF(fds); i++)
 		if (*fds[i] >= 0)
 			(void)close(*fds[i]);
+	mountinfo_digest_free(w->digest);
+	free(w->changed);
 	free(w);
 	return NULL;
 }
@@ -125,6 +132,9 @@ int fanotify_watch_new(FanotifyWatch **ret, uint64_t rescan_interval_usec)
 		return r;
 	/* What happened before now is the caller's snapshot's business. */
 	(void)poll(&(struct pollfd){ .fd = w->probe_fd, .events = POLLPRI }, 1, 0);
+	r = mountinfo_digest_new(&w->digest);
+	if (r < 0)
+		return r;
 	w->last_rescan = now_usec();
 
 	*ret = TAKE_PTR(w);
@@ -150,7 +160,7 @@ const char *fanotify_event_type_to_string(FanotifyEventType t)
 {
 	static const char *const names[] = {
 		[FANOTIFY_EVENT_ATTACH] = "attach",   [FANOTIFY_EVENT_DETACH] = "detach",
-		[FANOTIFY_EVENT_MOVE] = "move",       [FANOTIFY_EVENT_RESCAN] = "rescan",
+		[FANOTIFY_EVENT_MOVE] = "move",       [FANOTIFY_EVENT_CHANGED] = "changed",
 		[FANOTIFY_EVENT_OVERFLOW] = "overflow",
 	};
 
@@ -243,13 +253,33 @@ int fanotify_watch_read(FanotifyWatch *w, FanotifyEvent *events, size_t n_max)
 	if (poll(&probe, 1, 0) > 0 && (probe.revents & POLLPRI))
 		w->rescan_pending = true;
 
+	/* What the last rescan found and did not hand out yet. */
+	while (n < n_max && w->i_changed < w->n_changed)
+		events[n++] = (FanotifyEvent){
+			.type = FANOTIFY_EVENT_CHANGED,
+			.mnt_id = w->changed[w->i_changed++],
+		};
+
 	while (n < n_max) {
 		ssize_t k;
 
 		if (next_event(w, &events[n]) > 0) {
-			if (events[n].type == FANOTIFY_EVENT_OVERFLOW)
-				/* The resync re-queries everything: no rescan needed. */
+			if (events[n].type == FANOTIFY_EVENT_OVERFLOW) {
+				_cleanup_free_ uint32_t *stale = NULL;
+				size_t n_stale;
+				int r;
+
+				/*
+				 * The caller's resync re-queries everything: no rescan
+				 * needed, and what the last one found is moot. New
+				 * digests, so that the next rescan starts from here.
+				 */
 				w->rescan_pending = false;
+				w->i_changed = w->n_changed;
+				r = mountinfo_digest_update(w->digest, &stale, &n_stale);
+				if (r < 0)
+					return r;
+			}
 			n++;
 			continue;
 		}
@@ -271,15 +301,27 @@ int fanotify_watch_read(FanotifyWatch *w, FanotifyEvent *events, size_t n_max)
 		w->len = (size_t)k;
 	}
 
-	/* The RESCAN goes after the topology events that came with the wake-up. */
-	if (drained && w->rescan_pending && n < n_max) {
+	/* The rescan's events go after the topology events that came with the wake-up. */
+	if (drained && w->rescan_pending && n < n_max && w->i_changed == w->n_changed) {
 		uint64_t now = now_usec();
 
 		if (now - w->last_rescan >= w->rescan_interval) {
-			events[n++] = (FanotifyEvent){ .type = FANOTIFY_EVENT_RESCAN };
+			int r;
+
+			free(w->changed);
+			w->changed = NULL;
+			w->n_changed = w->i_changed = 0;
+			r = mountinfo_digest_update(w->digest, &w->changed, &w->n_changed);
+			if (r < 0)
+				return r;
 			w->rescan_pending = false;
 			w->last_rescan = now;
 			w->n_rescans++;
+			while (n < n_max && w->i_changed < w->n_changed)
+				events[n++] = (FanotifyEvent){
+					.type = FANOTIFY_EVENT_CHANGED,
+					.mnt_id = w->changed[w->i_changed++],
+				};
 		} else if (!w->timer_armed) {
 			int r;
 

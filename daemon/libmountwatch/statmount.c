@@ -138,29 +138,6 @@ int statmount_to_mount_info(const struct mw_statmount *sm, MountInfo *ret)
 	return 0;
 }
 
-int statmount_apply_attrs(const struct mw_statmount *sm, MountInfo *info)
-{
-	char *opts;
-	int r;
-
-	/* MNT_OPTS is left out of the mask when a superblock has no options. */
-	if ((sm->mask & (MW_STATMOUNT_SB_BASIC | MW_STATMOUNT_MNT_BASIC)) !=
-	    (MW_STATMOUNT_SB_BASIC | MW_STATMOUNT_MNT_BASIC))
-		return -EINVAL;
-	r = super_options(sm, &opts);
-	if (r < 0)
-		return r;
-	free(info->super_options);
-	info->super_options = opts;
-	info->parent_unique_id = sm->mnt_parent_id == sm->mnt_id ? 0 : sm->mnt_parent_id;
-	info->parent_id = sm->mnt_parent_id_old;
-	info->attributes = sm->mnt_attr;
-	info->propagation = propagation(sm->mnt_propagation);
-	info->peer_group = (uint32_t)sm->mnt_peer_group;
-	info->master_group = (uint32_t)sm->mnt_master;
-	return 0;
-}
-
 int statmount_query(uint64_t unique_id, StatmountBuf *b, MountInfo *ret)
 {
 	int r;

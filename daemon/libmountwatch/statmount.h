@@ -28,7 +28,11 @@
 	 MW_STATMOUNT_MNT_POINT | MW_STATMOUNT_FS_TYPE | MW_STATMOUNT_MNT_OPTS |             \
 	 MW_STATMOUNT_FS_SUBTYPE | MW_STATMOUNT_SB_SOURCE)
 
-/* Only what a remount or mount_setattr() can change (no path strings). */
+/*
+ * Only what a remount or mount_setattr() can change (no path strings): what a
+ * rescan by statmount would ask for (host-bench measures it against reading
+ * mountinfo).
+ */
 #define STATMOUNT_ATTR_MASK (MW_STATMOUNT_SB_BASIC | MW_STATMOUNT_MNT_BASIC | MW_STATMOUNT_MNT_OPTS)
 
 /*
@@ -69,19 +73,6 @@ const char *statmount_str(const struct mw_statmount *sm, uint64_t flag, uint32_t
  * strings (mount_info_done()).
  */
 int statmount_to_mount_info(const struct mw_statmount *sm, MountInfo *ret);
-
-/*
- * Overwrites in *info only what a remount, mount_setattr() or a propagation
- * change can alter (Attributes, Propagation, PeerGroup, MasterGroup,
- * SuperOptions), and the parent (ParentUniqueId, ParentId), from a record
- * with STATMOUNT_ATTR_MASK: the cheap re-query after a mountinfo wake-up (no
- * path strings). The parent is there because mainline moves mounts without
- * any fanotify event: a mount propagated beneath an existing one
- * ("tucked") takes it as its child. If the parent changed, the caller should
- * re-query the mount fully. Returns 0, -EINVAL if the record lacks those
- * fields, -ENOMEM.
- */
-int statmount_apply_attrs(const struct mw_statmount *sm, MountInfo *info);
 
 /* statmount_get() with STATMOUNT_MOUNT_INFO_MASK, then statmount_to_mount_info(). */
 int statmount_query(uint64_t unique_id, StatmountBuf *b, MountInfo *ret);

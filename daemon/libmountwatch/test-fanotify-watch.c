@@ -42,7 +42,7 @@ typedef struct Mirror {
 	FanotifyWatch *w;
 	Table *t;
 	StatmountBuf b;
-	unsigned n_resyncs, n_rescans;
+	unsigned n_resyncs;
 } Mirror;
 
 static void mirror_upsert(Mirror *m, uint64_t id)
@@ -103,58 +103,6 @@ static void mirror_resync(Mirror *m)
 	m->n_resyncs++;
 }
 
-/* A moved mount takes its subtree along: every mount point below it changed. */
-static void mirror_requery_subtree(Mirror *m, uint64_t id)
-{
-	_cleanup_free_ uint64_t *ids = NULL;
-	size_t n = 0, cap = 16;
-
-	check((ids = malloc(cap * sizeof(*ids))));
-	ids[n++] = id;
-	for (size_t i = 0; i < n; i++) {
-		for (Mount *c = table_first_child(m->t, ids[i]); c; c = c->sibling_next) {
-			if (n == cap)
-				check((ids = realloc(ids, (cap *= 2) * sizeof(*ids))));
-			ids[n++] = c->info.unique_id;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		mirror_upsert(m, ids[i]);
-}
-
-/*
- * After a mountinfo wake-up: only the attributes of the mounts known, by
- * the cheap query. A mount that is gone stays until its DETACH: so a lost
- * DETACH shows in the comparison.
- */
-static void mirror_rescan(Mirror *m)
-{
-	_cleanup_free_ uint64_t *have = NULL, *tucked = NULL;
-	size_t n, n_tucked = 0;
-
-	have = table_ids(m->t, &n);
-	check((tucked = calloc(n + 1, sizeof(*tucked))));
-	for (size_t i = 0; i < n; i++) {
-		Mount *mnt = table_get(m->t, have[i]);
-		MountInfo info;
-		int r;
-
-		r = statmount_get(have[i], STATMOUNT_ATTR_MASK, &m->b);
-		if (r == -ENOENT)
-			continue;
-		check(r >= 0);
-		check(mount_info_copy(&info, &mnt->info) >= 0);
-		check(statmount_apply_attrs(m->b.sm, &info) >= 0);
-		if (info.parent_unique_id != mnt->info.parent_unique_id)
-			tucked[n_tucked++] = have[i];
-		check(table_update(m->t, mnt, &info) >= 0);
-		mount_info_done(&info);
-	}
-	for (size_t i = 0; i < n_tucked; i++)
-		mirror_requery_subtree(m, tucked[i]);
-	m->n_rescans++;
-}
-
 static void mirror_apply(Mirror *m, const FanotifyEvent *e)
 {
 	Mount *old;
@@ -164,15 +112,17 @@ static void mirror_apply(Mirror *m, const FanotifyEvent *e)
 		mirror_upsert(m, e->unique_id);
 		break;
 	case FANOTIFY_EVENT_MOVE:
-		mirror_requery_subtree(m, e->unique_id);
+		mirror_upsert(m, e->unique_id);
+		break;
+	case FANOTIFY_EVENT_CHANGED:
+		old = table_get_by_mnt_id(m->t, e->mnt_id);
+		if (old)
+			mirror_upsert(m, old->info.unique_id);
 		break;
 	case FANOTIFY_EVENT_DETACH:
 		old = table_get(m->t, e->unique_id);
 		if (old)
 			table_remove(m->t, old);
-		break;
-	case FANOTIFY_EVENT_RESCAN:
-		mirror_rescan(m);
 		break;
 	case FANOTIFY_EVENT_OVERFLOW:
 		mirror_resync(m);
@@ -450,7 +400,7 @@ static void poke(void)
 static void test_random(void)
 {
 	Mirror m;
-	unsigned n_type[5] = {};
+	unsigned n_type[FANOTIFY_EVENT_TYPES] = {};
 
 	mirror_open(&m, 0);
 	for (unsigned burst = 0; burst < 40; burst++) {
@@ -463,10 +413,12 @@ static void test_random(void)
 		compare_with_statmount(&m);
 		compare_with_mountinfo(&m);
 	}
-	printf("random: %zu mounts at the end; attach %u detach %u move %u rescan %u overflow %u\n",
-	       table_size(m.t), n_type[0], n_type[1], n_type[2], n_type[3], n_type[4]);
+	printf("random: %zu mounts at the end; attach %u detach %u move %u changed %u overflow %u; "
+	       "%" PRIu64 " rescans\n",
+	       table_size(m.t), n_type[0], n_type[1], n_type[2], n_type[3], n_type[4],
+	       fanotify_watch_n_rescans(m.w));
 	check(n_type[FANOTIFY_EVENT_ATTACH] > 0 && n_type[FANOTIFY_EVENT_DETACH] > 0);
-	check(n_type[FANOTIFY_EVENT_MOVE] > 0 && n_type[FANOTIFY_EVENT_RESCAN] > 0);
+	check(n_type[FANOTIFY_EVENT_MOVE] > 0 && n_type[FANOTIFY_EVENT_CHANGED] > 0);
 	check(n_type[FANOTIFY_EVENT_OVERFLOW] == 0);
 	mirror_close(&m);
 }
@@ -490,7 +442,8 @@ static void test_attributes(void)
 {
 	Mirror m;
 	MountInfo old;
-	unsigned n_type[5] = {};
+	unsigned n_type[FANOTIFY_EVENT_TYPES] = {};
+	uint64_t rescans;
 	int fs;
 
 	check(mkdir(TOP "/attr", 0755) >= 0 || errno == EEXIST);
@@ -498,11 +451,12 @@ static void test_attributes(void)
 	check(mount("attr", TOP "/attr", "tmpfs", 0, "size=1m") >= 0);
 	mirror_settle(&m, 50, NULL);
 	check(mount_info_copy(&old, &table_topmost_at(m.t, TOP "/attr")->info) >= 0);
+	rescans = fanotify_watch_n_rescans(m.w);
 
 	/* remount,bind,ro: per-mount flags. */
 	check(mount(NULL, TOP "/attr", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) >= 0);
 	mirror_settle(&m, 50, n_type);
-	check(n_type[FANOTIFY_EVENT_RESCAN] == 1);
+	check(n_type[FANOTIFY_EVENT_CHANGED] == 1);
 	check(changed_since(&m, TOP "/attr", &old) & BIT(MOUNT_PROP_READ_ONLY));
 
 	/* remount with new filesystem options: the superblock. */
@@ -520,7 +474,7 @@ static void test_attributes(void)
 	mirror_settle(&m, 50, n_type);
 	check(changed_since(&m, TOP "/attr", &old) & BIT(MOUNT_PROP_PROPAGATION));
 	check(old.propagation == PROPAGATION_SHARED && old.peer_group > 0);
-	check(n_type[FANOTIFY_EVENT_RESCAN] == 4);
+	check(n_type[FANOTIFY_EVENT_CHANGED] == 4 && fanotify_watch_n_rescans(m.w) - rescans == 4);
 
 	/*
 	 * Mainline's blind spots: mount(2)'s propagation change and fsconfig()
@@ -557,7 +511,7 @@ static void test_nested_epoll(void)
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	FanotifyEvent e[8];
 	Mirror m;
-	int k, rescans = 0;
+	int k, changed = 0;
 
 	check(ep >= 0);
 	check(mkdir(TOP "/nest", 0755) >= 0 || errno == EEXIST);
@@ -568,8 +522,8 @@ static void test_nested_epoll(void)
 	check(epoll_wait(ep, &ev, 1, 1000) == 1);
 	while ((k = fanotify_watch_read(m.w, e, ELEMENTSOF(e))) > 0)
 		for (int i = 0; i < k; i++)
-			rescans += e[i].type == FANOTIFY_EVENT_RESCAN;
-	check(k == 0 && rescans == 1);
+			changed += e[i].type == FANOTIFY_EVENT_CHANGED;
+	check(k == 0 && changed == 1);
 	/* And the fd is quiet afterwards (no busy loop). */
 	check(epoll_wait(ep, &ev, 1, 100) == 0);
 	check(umount(TOP "/nest") >= 0);
@@ -580,7 +534,7 @@ static void test_nested_epoll(void)
 static void test_coalesced(void)
 {
 	Mirror m;
-	unsigned n_type[5] = {};
+	unsigned n_type[FANOTIFY_EVENT_TYPES] = {};
 
 	check(mkdir(TOP "/co", 0755) >= 0 || errno == EEXIST);
 	check(mount("co", TOP "/co", "tmpfs", 0, NULL) >= 0);
@@ -591,8 +545,8 @@ static void test_coalesced(void)
 	}
 	check(mount(NULL, TOP "/co", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) >= 0);
 	mirror_settle(&m, 400, n_type);
-	printf("coalesced: 51 remounts, %u rescans\n", n_type[FANOTIFY_EVENT_RESCAN]);
-	check(n_type[FANOTIFY_EVENT_RESCAN] >= 1 && n_type[FANOTIFY_EVENT_RESCAN] <= 3);
+	printf("coalesced: 51 remounts, %" PRIu64 " rescans\n", fanotify_watch_n_rescans(m.w));
+	check(fanotify_watch_n_rescans(m.w) >= 1 && fanotify_watch_n_rescans(m.w) <= 3);
 	check(mount_info_read_only(&table_topmost_at(m.t, TOP "/co")->info));
 	compare_with_statmount(&m);
 	check(umount(TOP "/co") >= 0);
@@ -603,7 +557,7 @@ static void test_coalesced(void)
 static void test_move_subtree(void)
 {
 	Mirror m;
-	unsigned n_type[5] = {};
+	unsigned n_type[FANOTIFY_EVENT_TYPES] = {};
 
 	check(mkdir(TOP "/mv1", 0755) >= 0 && mkdir(TOP "/mv2", 0755) >= 0);
 	mirror_open(&m, 0);
@@ -624,7 +578,7 @@ static void test_move_subtree(void)
 static void test_overflow(void)
 {
 	_cleanup_free_ char *s = NULL;
-	unsigned max_events = 0, n_type[5] = {};
+	unsigned max_events = 0, n_type[FANOTIFY_EVENT_TYPES] = {};
 	FILE *f;
 	Mirror m;
 
