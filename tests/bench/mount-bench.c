@@ -68,6 +68,8 @@
 
 #include "mountwatch/syscalls.h"
 
+#include "bus-api.h"
+
 #ifndef __NR_statmount
 #define __NR_statmount 457
 #endif
@@ -95,9 +97,6 @@ static int sys_umount2(const char *target, int flags)
 	return (int)syscall(SYS_umount2, target, flags);
 }
 
-#define BUS_NAME "org.mountwatch.MountWatch1"
-#define MANAGER_PATH "/org/mountwatch/MountWatch1"
-#define MANAGER_IFACE "org.mountwatch.MountWatch1.Manager"
 
 #define NSEC_PER_MSEC ((uint64_t)1000000)
 #define NSEC_PER_SEC ((uint64_t)1000000000)
@@ -1516,7 +1515,7 @@ static int dbus_daemon_pid(sd_bus *bus, pid_t *ret)
 
 static int bus_mount_count(sd_bus *bus, uint32_t *ret)
 {
-	return sd_bus_get_property_trivial(bus, BUS_NAME, MANAGER_PATH, MANAGER_IFACE, "MountCount",
+	return sd_bus_get_property_trivial(bus, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, "MountCount",
 					   NULL, 'u', ret);
 }
 
@@ -1585,7 +1584,7 @@ static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 	/* A call starts it through D-Bus activation if it is not running. */
 	r = bus_mount_count(d->o.bus, &count);
 	if (r >= 0)
-		r = bus_pid(d->o.bus, BUS_NAME, &d->ot.pid[0]);
+		r = bus_pid(d->o.bus, MW_BUS_NAME, &d->ot.pid[0]);
 	if (r < 0) {
 		res->status = 1;
 		snprintf(res->note, sizeof(res->note), "mountwatchd is not on the bus: %s",
@@ -1615,7 +1614,7 @@ static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 			count, d->table_size);
 
 	/* Subscribed only now: the set-up's signals would queue up unread. */
-	r = sd_bus_match_signal(d->o.bus, &d->slot, BUS_NAME, MANAGER_PATH, MANAGER_IFACE, NULL,
+	r = sd_bus_match_signal(d->o.bus, &d->slot, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, NULL,
 				on_manager_signal, &d->o);
 	if (r < 0) {
 		result_fail(res, r, "subscribing to the signals");

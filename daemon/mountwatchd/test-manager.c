@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "manager.h"
-#include "test-backend.h"
+#include "fake-kernel.h"
 #include "util.h"
 
 static unsigned checks;

@@ -16,7 +16,7 @@
 
 #include "manager-bus.h"
 #include "manager.h"
-#include "test-backend.h"
+#include "fake-kernel.h"
 #include "util.h"
 
 #define TEST_IFACE "org.mountwatch.Test"

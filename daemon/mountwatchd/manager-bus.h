@@ -8,15 +8,9 @@
 #ifndef MOUNTWATCH_MANAGER_BUS_H
 #define MOUNTWATCH_MANAGER_BUS_H
 
+#include "bus-api.h"
 #include "manager.h"
 
-#define MW_BUS_NAME "org.mountwatch.MountWatch1"
-#define MW_MANAGER_PATH "/org/mountwatch/MountWatch1"
-#define MW_MOUNT_PREFIX "/org/mountwatch/MountWatch1/mount"
-#define MW_MANAGER_IFACE "org.mountwatch.MountWatch1.Manager"
-#define MW_MOUNT_IFACE "org.mountwatch.MountWatch1.Mount"
-#define MW_ERROR_NO_SUCH_MOUNT "org.mountwatch.MountWatch1.Error.NoSuchMount"
-#define MW_ERROR_TIMEOUT "org.mountwatch.MountWatch1.Error.Timeout"
 
 /* Registers the objects on bus, then requests the bus name. */
 int manager_bus_setup(Manager *m, sd_bus *bus);

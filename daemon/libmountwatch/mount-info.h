@@ -62,7 +62,27 @@ enum {
 	_MOUNT_PROP_MAX,
 };
 
-extern const char *const mount_prop_names[_MOUNT_PROP_MAX];
+/* How a property's value behaves, for the bus vtable. */
+typedef enum MountPropertyKind {
+	MOUNT_PROPERTY_CONST,   /* never changes for a mount */
+	MOUNT_PROPERTY_EMITS,   /* changes are announced (PropertiesChanged, MountChanged) */
+	MOUNT_PROPERTY_COUNTER, /* a fast counter: changes are never announced */
+} MountPropertyKind;
+
+typedef struct MountProperty {
+	const char *name;      /* the D-Bus property name */
+	const char *signature; /* its D-Bus type: "t", "u", "s" or "b" */
+	MountPropertyKind kind;
+} MountProperty;
+
+/*
+ * The one table of the org.mountwatch.MountWatch1.Mount properties, indexed
+ * by MOUNT_PROP_*: the bus vtable, mountwatchctl and the library's change
+ * masks all read it.
+ */
+extern const MountProperty mount_properties[_MOUNT_PROP_MAX];
+/* Bitmask of the properties whose changes are announced. */
+uint32_t mount_properties_announced(void);
 
 void mount_info_done(MountInfo *info);
 /* Makes every string valid UTF-8 (see utf8_escape_invalid()). */
@@ -75,7 +95,9 @@ uint32_t mount_info_diff(const MountInfo *a, const MountInfo *b);
 /* The per-mount options as mountinfo's field 6 shows them ("rw,nosuid,relatime"). */
 int mount_info_options(const MountInfo *info, char *buf, size_t size);
 bool mount_info_read_only(const MountInfo *info);
+/* The Propagation property's names: "shared", "private", "slave", "unbindable" ("unknown"). */
 const char *propagation_to_string(uint32_t p);
+/* The PROPAGATION_* number of a name; -EINVAL for anything else. */
 int propagation_from_string(const char *s);
 
 #endif

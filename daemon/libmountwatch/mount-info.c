@@ -15,26 +15,39 @@
 #define MOUNT_ATTR_IDMAP 0x00100000
 #endif
 
-const char *const mount_prop_names[_MOUNT_PROP_MAX] = {
-	[MOUNT_PROP_UNIQUE_ID] = "UniqueId",
-	[MOUNT_PROP_MOUNT_ID] = "MountId",
-	[MOUNT_PROP_PARENT_UNIQUE_ID] = "ParentUniqueId",
-	[MOUNT_PROP_PARENT_ID] = "ParentId",
-	[MOUNT_PROP_MOUNT_POINT] = "MountPoint",
-	[MOUNT_PROP_ROOT] = "Root",
-	[MOUNT_PROP_SOURCE] = "Source",
-	[MOUNT_PROP_FS_TYPE] = "FsType",
-	[MOUNT_PROP_OPTIONS] = "Options",
-	[MOUNT_PROP_SUPER_OPTIONS] = "SuperOptions",
-	[MOUNT_PROP_ATTRIBUTES] = "Attributes",
-	[MOUNT_PROP_READ_ONLY] = "ReadOnly",
-	[MOUNT_PROP_PROPAGATION] = "Propagation",
-	[MOUNT_PROP_PEER_GROUP] = "PeerGroup",
-	[MOUNT_PROP_MASTER_GROUP] = "MasterGroup",
-	[MOUNT_PROP_SUPERBLOCK_ID] = "SuperblockId",
-	[MOUNT_PROP_DEVICE] = "Device",
-	[MOUNT_PROP_CHANGE_COUNT] = "ChangeCount",
+#define P(id, n, sig, k) [MOUNT_PROP_##id] = { .name = n, .signature = sig, .kind = MOUNT_PROPERTY_##k }
+const MountProperty mount_properties[_MOUNT_PROP_MAX] = {
+	P(UNIQUE_ID, "UniqueId", "t", CONST),
+	P(MOUNT_ID, "MountId", "u", CONST),
+	P(PARENT_UNIQUE_ID, "ParentUniqueId", "t", EMITS),
+	P(PARENT_ID, "ParentId", "u", EMITS),
+	P(MOUNT_POINT, "MountPoint", "s", EMITS),
+	P(ROOT, "Root", "s", EMITS),
+	P(SOURCE, "Source", "s", EMITS),
+	P(FS_TYPE, "FsType", "s", EMITS),
+	P(OPTIONS, "Options", "s", EMITS),
+	P(SUPER_OPTIONS, "SuperOptions", "s", EMITS),
+	P(ATTRIBUTES, "Attributes", "t", EMITS),
+	P(READ_ONLY, "ReadOnly", "b", EMITS),
+	P(PROPAGATION, "Propagation", "s", EMITS),
+	P(PEER_GROUP, "PeerGroup", "u", EMITS),
+	P(MASTER_GROUP, "MasterGroup", "u", EMITS),
+	P(SUPERBLOCK_ID, "SuperblockId", "t", EMITS),
+	P(DEVICE, "Device", "s", EMITS),
+	/* Bumped on every event below the mount. */
+	P(CHANGE_COUNT, "ChangeCount", "t", COUNTER),
 };
+#undef P
+
+uint32_t mount_properties_announced(void)
+{
+	uint32_t mask = 0;
+
+	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+		if (mount_properties[i].kind == MOUNT_PROPERTY_EMITS)
+			mask |= 1U << i;
+	return mask;
+}
 
 void mount_info_done(MountInfo *info)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ctl-format.h"
+#include "mount-info.h"
 #include "util.h"
 
 void ctl_mount_done(CtlMount *m)
@@ -158,12 +159,9 @@ void format_show_json(FILE *f, const CtlMount *m)
 
 int propagation_number(const char *s)
 {
-	static const char *const names[] = { "unknown", "unbindable", "private", "slave", "shared" };
+	int p = propagation_from_string(s);
 
-	for (size_t i = 0; i < ELEMENTSOF(names); i++)
-		if (streq_ptr(s, names[i]))
-			return (int)i;
-	return 0;
+	return p < 0 ? PROPAGATION_UNKNOWN : p;
 }
 
 const char *owner_change_message(const char *watched, const char *name, const char *old_owner,

@@ -332,85 +332,87 @@ static const sd_bus_vtable manager_vtable[] = {
 
 /* ---- Mount interface ---- */
 
-#define MOUNT_GETTER(name, sig, expr)                                                          \
-	static int property_##name(sd_bus *bus, const char *path, const char *interface,      \
-				   const char *property, sd_bus_message *reply, void *userdata, \
-				   sd_bus_error *error)                                        \
-	{                                                                                      \
-		const Mount *e = userdata;                                                     \
-		return sd_bus_message_append(reply, sig, expr);                                \
-	}
-
-MOUNT_GETTER(unique_id, "t", e->info.unique_id)
-MOUNT_GETTER(mount_id, "u", e->info.mnt_id)
-MOUNT_GETTER(parent_unique_id, "t", e->info.parent_unique_id)
-MOUNT_GETTER(parent_id, "u", e->info.parent_id)
-MOUNT_GETTER(mount_point, "s", e->info.mount_point ?: "")
-MOUNT_GETTER(root, "s", e->info.root ?: "")
-MOUNT_GETTER(source, "s", e->info.source ?: "")
-MOUNT_GETTER(fs_type, "s", e->info.fstype ?: "")
-MOUNT_GETTER(super_options, "s", e->info.super_options ?: "")
-MOUNT_GETTER(attributes, "t", e->info.attributes)
-MOUNT_GETTER(read_only, "b", (int)mount_info_read_only(&e->info))
-MOUNT_GETTER(propagation, "s", propagation_to_string(e->info.propagation))
-MOUNT_GETTER(peer_group, "u", e->info.peer_group)
-MOUNT_GETTER(master_group, "u", e->info.master_group)
-MOUNT_GETTER(superblock_id, "t", e->info.superblock_id)
-MOUNT_GETTER(change_count, "t", e->info.notify_sum)
-
-static int property_options(sd_bus *bus, const char *path, const char *interface,
-			    const char *property, sd_bus_message *reply, void *userdata,
-			    sd_bus_error *error)
+/*
+ * One getter for every Mount property: the vtable is built from the
+ * property table (mount-info.h), so the names live in one place.
+ */
+static int property_mount(sd_bus *bus, const char *path, const char *interface,
+			  const char *property, sd_bus_message *reply, void *userdata,
+			  sd_bus_error *error)
 {
-	const Mount *e = userdata;
+	const MountInfo *i = &((const Mount *)userdata)->info;
 	char buf[128];
+	unsigned p;
 
-	(void)mount_info_options(&e->info, buf, sizeof(buf));
-	return sd_bus_message_append(reply, "s", buf);
+	for (p = 0; p < _MOUNT_PROP_MAX; p++)
+		if (streq_ptr(mount_properties[p].name, property))
+			break;
+	switch (p) {
+	case MOUNT_PROP_UNIQUE_ID:
+		return sd_bus_message_append(reply, "t", i->unique_id);
+	case MOUNT_PROP_MOUNT_ID:
+		return sd_bus_message_append(reply, "u", i->mnt_id);
+	case MOUNT_PROP_PARENT_UNIQUE_ID:
+		return sd_bus_message_append(reply, "t", i->parent_unique_id);
+	case MOUNT_PROP_PARENT_ID:
+		return sd_bus_message_append(reply, "u", i->parent_id);
+	case MOUNT_PROP_MOUNT_POINT:
+		return sd_bus_message_append(reply, "s", i->mount_point ?: "");
+	case MOUNT_PROP_ROOT:
+		return sd_bus_message_append(reply, "s", i->root ?: "");
+	case MOUNT_PROP_SOURCE:
+		return sd_bus_message_append(reply, "s", i->source ?: "");
+	case MOUNT_PROP_FS_TYPE:
+		return sd_bus_message_append(reply, "s", i->fstype ?: "");
+	case MOUNT_PROP_OPTIONS:
+		(void)mount_info_options(i, buf, sizeof(buf));
+		return sd_bus_message_append(reply, "s", buf);
+	case MOUNT_PROP_SUPER_OPTIONS:
+		return sd_bus_message_append(reply, "s", i->super_options ?: "");
+	case MOUNT_PROP_ATTRIBUTES:
+		return sd_bus_message_append(reply, "t", i->attributes);
+	case MOUNT_PROP_READ_ONLY:
+		return sd_bus_message_append(reply, "b", (int)mount_info_read_only(i));
+	case MOUNT_PROP_PROPAGATION:
+		return sd_bus_message_append(reply, "s", propagation_to_string(i->propagation));
+	case MOUNT_PROP_PEER_GROUP:
+		return sd_bus_message_append(reply, "u", i->peer_group);
+	case MOUNT_PROP_MASTER_GROUP:
+		return sd_bus_message_append(reply, "u", i->master_group);
+	case MOUNT_PROP_SUPERBLOCK_ID:
+		return sd_bus_message_append(reply, "t", i->superblock_id);
+	case MOUNT_PROP_DEVICE:
+		snprintf(buf, sizeof(buf), "%u:%u", i->dev_major, i->dev_minor);
+		return sd_bus_message_append(reply, "s", buf);
+	case MOUNT_PROP_CHANGE_COUNT:
+		return sd_bus_message_append(reply, "t", i->notify_sum);
+	}
+	return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s.", property);
 }
 
-static int property_device(sd_bus *bus, const char *path, const char *interface,
-			   const char *property, sd_bus_message *reply, void *userdata,
-			   sd_bus_error *error)
+static sd_bus_vtable mount_vtable[_MOUNT_PROP_MAX + 2];
+
+static const sd_bus_vtable *mount_vtable_get(void)
 {
-	const Mount *e = userdata;
-	char buf[32];
+	static const uint64_t flags[] = {
+		[MOUNT_PROPERTY_CONST] = SD_BUS_VTABLE_PROPERTY_CONST,
+		[MOUNT_PROPERTY_EMITS] = SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE,
+		[MOUNT_PROPERTY_COUNTER] = 0,
+	};
+	size_t n = 0;
 
-	snprintf(buf, sizeof(buf), "%u:%u", e->info.dev_major, e->info.dev_minor);
-	return sd_bus_message_append(reply, "s", buf);
+	if (mount_vtable[0].type == _SD_BUS_VTABLE_START)
+		return mount_vtable;
+	mount_vtable[n++] = (sd_bus_vtable)SD_BUS_VTABLE_START(0);
+	for (unsigned p = 0; p < _MOUNT_PROP_MAX; p++) {
+		const MountProperty *mp = &mount_properties[p];
+
+		mount_vtable[n++] = (sd_bus_vtable)SD_BUS_PROPERTY(mp->name, mp->signature, property_mount,
+								   0, flags[mp->kind]);
+	}
+	mount_vtable[n] = (sd_bus_vtable)SD_BUS_VTABLE_END;
+	return mount_vtable;
 }
-
-#define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
-#define CONST SD_BUS_VTABLE_PROPERTY_CONST
-
-static const sd_bus_vtable mount_vtable[] = {
-	SD_BUS_VTABLE_START(0),
-	SD_BUS_PROPERTY("UniqueId", "t", property_unique_id, 0, CONST),
-	SD_BUS_PROPERTY("MountId", "u", property_mount_id, 0, CONST),
-	SD_BUS_PROPERTY("ParentUniqueId", "t", property_parent_unique_id, 0, EMITS),
-	SD_BUS_PROPERTY("ParentId", "u", property_parent_id, 0, EMITS),
-	SD_BUS_PROPERTY("MountPoint", "s", property_mount_point, 0, EMITS),
-	SD_BUS_PROPERTY("Root", "s", property_root, 0, EMITS),
-	SD_BUS_PROPERTY("Source", "s", property_source, 0, EMITS),
-	SD_BUS_PROPERTY("FsType", "s", property_fs_type, 0, EMITS),
-	SD_BUS_PROPERTY("Options", "s", property_options, 0, EMITS),
-	SD_BUS_PROPERTY("SuperOptions", "s", property_super_options, 0, EMITS),
-	SD_BUS_PROPERTY("Attributes", "t", property_attributes, 0, EMITS),
-	SD_BUS_PROPERTY("ReadOnly", "b", property_read_only, 0, EMITS),
-	SD_BUS_PROPERTY("Propagation", "s", property_propagation, 0, EMITS),
-	SD_BUS_PROPERTY("PeerGroup", "u", property_peer_group, 0, EMITS),
-	SD_BUS_PROPERTY("MasterGroup", "u", property_master_group, 0, EMITS),
-	SD_BUS_PROPERTY("SuperblockId", "t", property_superblock_id, 0, EMITS),
-	SD_BUS_PROPERTY("Device", "s", property_device, 0, EMITS),
-	/* A fast counter: bumped on every event below the mount, never announced. */
-	SD_BUS_PROPERTY("ChangeCount", "t", property_change_count, 0, 0),
-	SD_BUS_VTABLE_END,
-};
-
-/* Properties that may appear in PropertiesChanged / MountChanged. */
-#define ANNOUNCED_PROPS                                                                       \
-	(~((1U << MOUNT_PROP_UNIQUE_ID) | (1U << MOUNT_PROP_MOUNT_ID) |                      \
-	   (1U << MOUNT_PROP_CHANGE_COUNT)) & ((1U << _MOUNT_PROP_MAX) - 1))
 
 static int find_mount(sd_bus *bus, const char *path, const char *interface, void *userdata,
 		      void **found, sd_bus_error *error)
@@ -468,7 +470,7 @@ int manager_bus_setup(Manager *m, sd_bus *bus)
 	if (r < 0)
 		return log_error_errno(r, "Failed to register %s: %m", MW_MANAGER_PATH);
 	r = sd_bus_add_fallback_vtable(bus, &m->mount_slot, MW_MOUNT_PREFIX, MW_MOUNT_IFACE,
-				       mount_vtable, find_mount, m);
+				       mount_vtable_get(), find_mount, m);
 	if (r < 0)
 		return log_error_errno(r, "Failed to register %s: %m", MW_MOUNT_PREFIX);
 	r = sd_bus_add_node_enumerator(bus, &m->enumerator_slot, MW_MOUNT_PREFIX, enumerate_mounts, m);
@@ -560,10 +562,10 @@ void manager_bus_emit_mount_changed(Manager *m, const Mount *mount, uint32_t pro
 		check_waits(m, mount);
 	if (!m->bus)
 		return;
-	prop_mask &= ANNOUNCED_PROPS;
+	prop_mask &= mount_properties_announced();
 	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
 		if (prop_mask & (1U << i))
-			names[n++] = mount_prop_names[i];
+			names[n++] = mount_properties[i].name;
 	names[n] = NULL;
 	if (n == 0)
 		return;

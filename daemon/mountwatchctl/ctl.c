@@ -9,13 +9,10 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "bus-api.h"
 #include "ctl-format.h"
+#include "mount-info.h"
 #include "util.h"
-
-#define BUS_NAME "org.mountwatch.MountWatch1"
-#define MANAGER_PATH "/org/mountwatch/MountWatch1"
-#define MANAGER_IFACE "org.mountwatch.MountWatch1.Manager"
-#define MOUNT_IFACE "org.mountwatch.MountWatch1.Mount"
 
 /*
  * NameOwnerChanged for our bus name only (arg0): without arg0 the bus sends
@@ -23,7 +20,7 @@
  */
 #define OWNER_MATCH                                                                         \
 	"type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"         \
-	"interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" BUS_NAME "'"
+	"interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" MW_BUS_NAME "'"
 
 enum {
 	EXIT_OK = 0,
@@ -77,11 +74,11 @@ static int bus_failure(const char *what, const sd_bus_error *error, int r)
 			arg_no_start ? "" : " and could not be started", error->message ?: error->name);
 		return EXIT_NOT_RUNNING;
 	}
-	if (sd_bus_error_has_name(error, "org.mountwatch.MountWatch1.Error.NoSuchMount")) {
+	if (sd_bus_error_has_name(error, MW_ERROR_NO_SUCH_MOUNT)) {
 		fprintf(stderr, "%s\n", error->message);
 		return EXIT_NO_SUCH_MOUNT;
 	}
-	if (sd_bus_error_has_name(error, "org.mountwatch.MountWatch1.Error.Timeout") ||
+	if (sd_bus_error_has_name(error, MW_ERROR_TIMEOUT) ||
 	    sd_bus_error_has_name(error, SD_BUS_ERROR_TIMEOUT) || r == -ETIMEDOUT) {
 		fprintf(stderr, "%s: timed out%s%s\n", what, error->message ? ": " : "",
 			error->message ?: "");
@@ -104,7 +101,7 @@ static int call(sd_bus *bus, const char *what, sd_bus_message **reply, uint64_t 
 	va_list ap;
 	int r;
 
-	r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, path, iface, member);
+	r = sd_bus_message_new_method_call(bus, &m, MW_BUS_NAME, path, iface, member);
 	if (r < 0)
 		goto fail;
 	if (arg_no_start)
@@ -132,26 +129,28 @@ typedef struct BusProperty {
 	size_t offset;
 } BusProperty;
 
-static const BusProperty mount_properties[] = {
-	{ "UniqueId", 't', offsetof(CtlMount, unique_id) },
-	{ "MountId", 'u', offsetof(CtlMount, mount_id) },
-	{ "ParentUniqueId", 't', offsetof(CtlMount, parent_unique_id) },
-	{ "ParentId", 'u', offsetof(CtlMount, parent_id) },
-	{ "MountPoint", 's', offsetof(CtlMount, mount_point) },
-	{ "Root", 's', offsetof(CtlMount, root) },
-	{ "Source", 's', offsetof(CtlMount, source) },
-	{ "FsType", 's', offsetof(CtlMount, fstype) },
-	{ "Options", 's', offsetof(CtlMount, options) },
-	{ "SuperOptions", 's', offsetof(CtlMount, super_options) },
-	{ "Attributes", 't', offsetof(CtlMount, attributes) },
-	{ "ReadOnly", 'b', offsetof(CtlMount, read_only) },
-	{ "Propagation", 's', offsetof(CtlMount, propagation) },
-	{ "PeerGroup", 'u', offsetof(CtlMount, peer_group) },
-	{ "MasterGroup", 'u', offsetof(CtlMount, master_group) },
-	{ "SuperblockId", 't', offsetof(CtlMount, superblock_id) },
-	{ "Device", 's', offsetof(CtlMount, device) },
-	{ "ChangeCount", 't', offsetof(CtlMount, change_count) },
+/* Where each Mount property goes; the names and types are mount-info.h's table. */
+static const size_t mount_fields[_MOUNT_PROP_MAX] = {
+	[MOUNT_PROP_UNIQUE_ID] = offsetof(CtlMount, unique_id),
+	[MOUNT_PROP_MOUNT_ID] = offsetof(CtlMount, mount_id),
+	[MOUNT_PROP_PARENT_UNIQUE_ID] = offsetof(CtlMount, parent_unique_id),
+	[MOUNT_PROP_PARENT_ID] = offsetof(CtlMount, parent_id),
+	[MOUNT_PROP_MOUNT_POINT] = offsetof(CtlMount, mount_point),
+	[MOUNT_PROP_ROOT] = offsetof(CtlMount, root),
+	[MOUNT_PROP_SOURCE] = offsetof(CtlMount, source),
+	[MOUNT_PROP_FS_TYPE] = offsetof(CtlMount, fstype),
+	[MOUNT_PROP_OPTIONS] = offsetof(CtlMount, options),
+	[MOUNT_PROP_SUPER_OPTIONS] = offsetof(CtlMount, super_options),
+	[MOUNT_PROP_ATTRIBUTES] = offsetof(CtlMount, attributes),
+	[MOUNT_PROP_READ_ONLY] = offsetof(CtlMount, read_only),
+	[MOUNT_PROP_PROPAGATION] = offsetof(CtlMount, propagation),
+	[MOUNT_PROP_PEER_GROUP] = offsetof(CtlMount, peer_group),
+	[MOUNT_PROP_MASTER_GROUP] = offsetof(CtlMount, master_group),
+	[MOUNT_PROP_SUPERBLOCK_ID] = offsetof(CtlMount, superblock_id),
+	[MOUNT_PROP_DEVICE] = offsetof(CtlMount, device),
+	[MOUNT_PROP_CHANGE_COUNT] = offsetof(CtlMount, change_count),
 };
+
 
 /* The Manager's properties, for status. */
 typedef struct Status {
@@ -252,7 +251,12 @@ static int read_properties(sd_bus_message *reply, const BusProperty *table, size
 
 static int read_mount_props(sd_bus_message *reply, CtlMount *m)
 {
-	return read_properties(reply, mount_properties, ELEMENTSOF(mount_properties), m);
+	BusProperty props[_MOUNT_PROP_MAX];
+
+	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+		props[i] = (BusProperty){ mount_properties[i].name, mount_properties[i].signature[0],
+					  mount_fields[i] };
+	return read_properties(reply, props, ELEMENTSOF(props), m);
 }
 
 /* Every mount with every property, from one GetManagedObjects call. */
@@ -264,7 +268,7 @@ static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 	size_t n = 0, allocated = 0;
 	int r;
 
-	r = call(bus, "list mounts", &reply, 0, MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
+	r = call(bus, "list mounts", &reply, 0, MW_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
 		 "GetManagedObjects", NULL);
 	if (r < 0)
 		return r;
@@ -276,7 +280,7 @@ static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 		if (r < 0)
 			goto bad;
 		while ((r = next_entry(reply, "sa{sv}", &iface)) > 0) {
-			if (streq_ptr(iface, MOUNT_IFACE)) {
+			if (streq_ptr(iface, MW_MOUNT_IFACE)) {
 				if (n == allocated) {
 					CtlMount *t;
 
@@ -326,7 +330,7 @@ static int get_mount(sd_bus *bus, const char *object, CtlMount *ret)
 	int r;
 
 	r = call(bus, "read the mount's properties", &reply, 0, object, "org.freedesktop.DBus.Properties",
-		 "GetAll", "s", MOUNT_IFACE);
+		 "GetAll", "s", MW_MOUNT_IFACE);
 	if (r < 0)
 		return r;
 	m.object_path = strdup(object);
@@ -349,12 +353,12 @@ static int resolve(sd_bus *bus, const char *arg, char **ret)
 	int r;
 
 	if (parse_u64(arg, &id) >= 0)
-		r = call(bus, "look up the mount", &reply, 0, MANAGER_PATH, MANAGER_IFACE, "GetMount", "t", id);
+		r = call(bus, "look up the mount", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "GetMount", "t", id);
 	else if (arg[0] == '/') {
 		_cleanup_free_ char *abs = realpath(arg, NULL);
 
 		/* Follow symlinks where the path exists, as findmnt does. */
-		r = call(bus, "look up the mount", &reply, 0, MANAGER_PATH, MANAGER_IFACE, "GetMountByPath",
+		r = call(bus, "look up the mount", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "GetMountByPath",
 			 "s", abs ?: arg);
 	} else {
 		fprintf(stderr, "Not a unique mount ID or an absolute path: %s\n", arg);
@@ -466,7 +470,7 @@ static int cmd_wait(sd_bus *bus, int argc, char **argv)
 		call_timeout = usec + 5 * 1000000ULL; /* the daemon answers Timeout first */
 	}
 	abs = realpath(argv[1], NULL);
-	r = call(bus, "wait for the mount", &reply, call_timeout, MANAGER_PATH, MANAGER_IFACE,
+	r = call(bus, "wait for the mount", &reply, call_timeout, MW_MANAGER_PATH, MW_MANAGER_IFACE,
 		 "WaitForMount", "st", abs ?: argv[1], usec);
 	if (r < 0)
 		return -r;
@@ -490,8 +494,8 @@ static int cmd_status(sd_bus *bus, int argc, char **argv)
 	Status st = {};
 	int r;
 
-	r = call(bus, "read the daemon's status", &reply, 0, MANAGER_PATH, "org.freedesktop.DBus.Properties",
-		 "GetAll", "s", MANAGER_IFACE);
+	r = call(bus, "read the daemon's status", &reply, 0, MW_MANAGER_PATH, "org.freedesktop.DBus.Properties",
+		 "GetAll", "s", MW_MANAGER_IFACE);
 	if (r < 0)
 		return -r;
 	r = read_properties(reply, status_properties, ELEMENTSOF(status_properties), &st);
@@ -527,7 +531,7 @@ static int cmd_resync(sd_bus *bus, int argc, char **argv)
 	uint32_t added, removed, changed;
 	int r;
 
-	r = call(bus, "resync", &reply, 0, MANAGER_PATH, MANAGER_IFACE, "Resync", NULL);
+	r = call(bus, "resync", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Resync", NULL);
 	if (r < 0)
 		return -r;
 	r = sd_bus_message_read(reply, "uuu", &added, &removed, &changed);
@@ -613,7 +617,7 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *err
 
 	if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
 		return 0;
-	line = owner_change_message(BUS_NAME, name, old_owner, new_owner);
+	line = owner_change_message(MW_BUS_NAME, name, old_owner, new_owner);
 	if (line)
 		fprintf(stderr, "%s\n", line);
 	return 0;
@@ -625,7 +629,7 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	int r;
 
-	r = sd_bus_match_signal(bus, NULL, BUS_NAME, MANAGER_PATH, MANAGER_IFACE, NULL, on_signal, NULL);
+	r = sd_bus_match_signal(bus, NULL, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, NULL, on_signal, NULL);
 	if (r >= 0)
 		r = sd_bus_add_match(bus, NULL, OWNER_MATCH, on_owner_changed, NULL);
 	if (r < 0) {
@@ -633,7 +637,7 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	/* Subscribed first, then make sure the daemon is there (and started). */
-	r = call(bus, "reach mountwatchd", &reply, 0, MANAGER_PATH, "org.freedesktop.DBus.Peer", "Ping", NULL);
+	r = call(bus, "reach mountwatchd", &reply, 0, MW_MANAGER_PATH, "org.freedesktop.DBus.Peer", "Ping", NULL);
 	if (r < 0)
 		return -r;
 	if (!arg_json) {
