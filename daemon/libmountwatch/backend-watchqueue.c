@@ -60,14 +60,14 @@ static int set_filter(int fd)
 		return -ENOMEM;
 	f->nr_filters = 1;
 	f->filters[0].type = WATCH_TYPE_MOUNT_NOTIFY;
-	/* Every subtype, NEW_MOUNT (0) ... MOVE_TO (6). */
-	f->filters[0].subtype_filter[0] = (1U << (NOTIFY_MOUNT_MOVE_TO + 1)) - 1;
+	/* Every subtype, NEW_MOUNT (0) ... MOVE_TO (6) and SB_CHANGED (7). */
+	f->filters[0].subtype_filter[0] = (1U << (MOUNT_EVENT_SB_CHANGED + 1)) - 1;
 	if (ioctl(fd, IOC_WATCH_QUEUE_SET_FILTER, f) < 0)
 		return -errno;
 	return 0;
 }
 
-static int wq_open(Backend **ret, const char *path, unsigned queue_size)
+static int wq_open(Backend **ret, const char *path, unsigned queue_size, const char **why)
 {
 	WatchQueueBackend *b;
 	struct fsinfo_mount_info info;
@@ -92,7 +92,12 @@ static int wq_open(Backend **ret, const char *path, unsigned queue_size)
 	/* The queue ... */
 	if (pipe2(fds, O_NOTIFICATION_PIPE | O_NONBLOCK | O_CLOEXEC) < 0) {
 		/* ENOPKG: a kernel built without CONFIG_WATCH_QUEUE. */
-		r = errno == ENOPKG ? -ENOSYS : -errno;
+		if (errno == ENOPKG || errno == EINVAL) {
+			*why = "notification pipes missing (CONFIG_WATCH_QUEUE)";
+			r = -EOPNOTSUPP;
+		} else {
+			r = -errno;
+		}
 		goto fail;
 	}
 	b->fd = fds[0];
@@ -108,11 +113,19 @@ static int wq_open(Backend **ret, const char *path, unsigned queue_size)
 	/* ... and the watch. */
 	if (watch_mount(AT_FDCWD, path, AT_NO_AUTOMOUNT, b->fd, WATCH_ID) < 0) {
 		r = -errno;
+		if (r == -ENOSYS) {
+			*why = "watch_mount(2) missing (ENOSYS): not the mountwatch kernel series";
+			r = -EOPNOTSUPP;
+		}
 		goto fail;
 	}
 	/* fsinfo(2) is needed as much as watch_mount(2). */
 	if (fsinfo(AT_FDCWD, path, &params, sizeof(params), &info, sizeof(info)) < 0) {
 		r = -errno;
+		if (r == -ENOSYS) {
+			*why = "fsinfo(2) missing (ENOSYS)";
+			r = -EOPNOTSUPP;
+		}
 		goto fail;
 	}
 	*ret = &b->base;
@@ -368,6 +381,7 @@ static int wq_resolve_mnt_id(Backend *base, uint32_t mnt_id, uint64_t *ret)
 
 const BackendOps backend_watchqueue_ops = {
 	.name = "watch_queue",
+	.flags = BACKEND_COUNTERS,
 	.open = wq_open,
 	.close = wq_close,
 	.get_fd = wq_get_fd,

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The list of backends.
+ * The list of backends, in the order Backend=auto tries them: the one
+ * with the most exact events and the cheapest loss recovery first.
  */
 #include "backend.h"
 #include "util.h"
 
 const BackendOps *const backend_table[] = {
 	&backend_watchqueue_ops,
+	&backend_mountinfo_ops,
 	NULL,
 };
 

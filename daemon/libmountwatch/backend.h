@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The kernel interface behind an ops table (like libmount's monitor_opers):
- * the manager only sees mount events, mount summaries and per-mount records,
+ * the watcher only sees mount events, mount summaries and per-mount records,
  * so the core never #ifdefs on the kernel interface. backend-watchqueue.c is
- * the watch_mount(2) + fsinfo(2) backend; others can be added later.
+ * the watch_mount(2) + fsinfo(2) backend, backend-fanotify.c the fanotify +
+ * statmount one, backend-mountinfo.c the /proc/self/mountinfo one.
+ * ../../notes/backend-ops.md (outside the repository) was the agreement.
  */
 #ifndef MOUNTWATCH_BACKEND_H
 #define MOUNTWATCH_BACKEND_H
@@ -22,6 +24,19 @@ typedef enum MountEventType {
 	MOUNT_EVENT_SETATTR = 4,
 	MOUNT_EVENT_MOVE_FROM = 5,
 	MOUNT_EVENT_MOVE_TO = 6,
+	/* triggered_on: one mount of the superblock; auxiliary: the superblock's ID. */
+	MOUNT_EVENT_SB_CHANGED = 7,
+	/*
+	 * Events of backends whose kernel names no parent (auxiliary is the
+	 * mount, triggered_on 0): a mount appeared (or, known, changed place) ...
+	 */
+	MOUNT_EVENT_ATTACH = 8,
+	/* ... went away (with what the table has below it) ... */
+	MOUNT_EVENT_DETACH = 9,
+	/* ... moved within the namespace. */
+	MOUNT_EVENT_MOVED = 10,
+	/* Something changed, the backend cannot say what: re-read every mount. */
+	MOUNT_EVENT_RESCAN = 11,
 	/* Queue meta events. */
 	MOUNT_EVENT_LOSS = 100,         /* records were lost: resync */
 	MOUNT_EVENT_WATCH_REMOVED = 101, /* the watched object went away */
@@ -34,7 +49,18 @@ typedef struct MountEvent {
 	uint32_t flags;        /* NOTIFY_MOUNT_* info flags */
 } MountEvent;
 
-/* One element of the full listing used by resync (fsinfo MOUNT_ALL). */
+enum {
+	/*
+	 * notify_sum is the kernel's mnt_notify_sum: resync compares sums and
+	 * the watcher mirrors the kernel's counting rule (counters.c).
+	 */
+	BACKEND_COUNTERS = 1U << 0,
+};
+
+/*
+ * One element of the full listing used by resync. unique_id always; the
+ * rest only with BACKEND_COUNTERS (else 0: every mount is queried).
+ */
 typedef struct MountSummary {
 	uint64_t unique_id;
 	uint32_t mnt_id;
@@ -46,26 +72,32 @@ typedef struct Backend Backend;
 
 typedef struct BackendOps {
 	const char *name;
-	/* Creates the queue, sets its filter and arms the watch on path. */
-	int (*open)(Backend **ret, const char *path, unsigned queue_size);
+	unsigned flags; /* BACKEND_* */
+	/*
+	 * Creates the queue, sets its filter and arms the watch on path.
+	 * -EOPNOTSUPP if this kernel lacks the interface, with a one-line reason
+	 * (static) in *why; any other negative errno is a real failure.
+	 */
+	int (*open)(Backend **ret, const char *path, unsigned queue_size, const char **why);
 	Backend *(*close)(Backend *b);
+	/* One fd, readable (POLLIN) when read_events may return something. */
 	int (*get_fd)(Backend *b);
 	/*
 	 * Reads up to n_max events without blocking. Returns the number read,
 	 * 0 once the queue is empty.
 	 */
 	int (*read_events)(Backend *b, MountEvent *events, size_t n_max);
-	/* Every mount connected to the watched path. */
+	/* Every mount connected to the watched path (the watcher filters by path). */
 	int (*list_all)(Backend *b, MountSummary **ret, size_t *ret_n);
-	/* The children of one mount. */
+	/* Optional: the children of one mount. */
 	int (*list_children)(Backend *b, uint64_t unique_id, MountSummary **ret, size_t *ret_n);
 	/*
-	 * The full record of one mount; -ENOENT if it is gone. The kernel names
-	 * the parent by its 32-bit ID only: parent_unique_id is left 0 for the
-	 * manager to resolve (it usually knows it without asking).
+	 * The full record of one mount; -ENOENT if it is gone. A backend that
+	 * knows the parent's unique ID sets parent_unique_id; 0 leaves it to the
+	 * watcher to resolve from parent_id (it usually knows without asking).
 	 */
 	int (*query_mount)(Backend *b, uint64_t unique_id, MountInfo *ret);
-	/* The unique ID of a mount given its 32-bit ID (may cost O(mounts)). */
+	/* Optional: the unique ID of a mount given its 32-bit ID (may cost O(mounts)). */
 	int (*resolve_mnt_id)(Backend *b, uint32_t mnt_id, uint64_t *ret);
 } BackendOps;
 
@@ -75,8 +107,9 @@ struct Backend {
 };
 
 extern const BackendOps backend_watchqueue_ops;
+extern const BackendOps backend_mountinfo_ops;
 
-/* NULL-terminated list of the product's backends, the default first. */
+/* NULL-terminated list of the product's backends, in the order "auto" tries them. */
 extern const BackendOps *const backend_table[];
 const BackendOps *backend_find(const char *name);
 

@@ -15,8 +15,8 @@
 #define MOUNT_ATTR_IDMAP 0x00100000
 #endif
 
-#define P(id, n, sig, k) [MOUNT_PROP_##id] = { .name = n, .signature = sig, .kind = MOUNT_PROPERTY_##k }
-const MountProperty mount_properties[_MOUNT_PROP_MAX] = {
+#define P(id, n, sig, k) [MW_FIELD_##id] = { .name = n, .signature = sig, .kind = MOUNT_PROPERTY_##k }
+const MountProperty mount_properties[_MW_FIELD_MAX] = {
 	P(UNIQUE_ID, "UniqueId", "t", CONST),
 	P(MOUNT_ID, "MountId", "u", CONST),
 	P(PARENT_UNIQUE_ID, "ParentUniqueId", "t", EMITS),
@@ -43,7 +43,7 @@ uint32_t mount_properties_announced(void)
 {
 	uint32_t mask = 0;
 
-	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		if (mount_properties[i].kind == MOUNT_PROPERTY_EMITS)
 			mask |= 1U << i;
 	return mask;
@@ -115,31 +115,31 @@ uint32_t mount_info_diff(const MountInfo *a, const MountInfo *b)
 #define DIFF(prop, cond) \
 	if (cond)        \
 		d |= 1U << (prop)
-	DIFF(MOUNT_PROP_UNIQUE_ID, a->unique_id != b->unique_id);
-	DIFF(MOUNT_PROP_MOUNT_ID, a->mnt_id != b->mnt_id);
-	DIFF(MOUNT_PROP_PARENT_UNIQUE_ID, a->parent_unique_id != b->parent_unique_id);
-	DIFF(MOUNT_PROP_PARENT_ID, a->parent_id != b->parent_id);
-	DIFF(MOUNT_PROP_MOUNT_POINT, !streq_ptr(a->mount_point, b->mount_point));
-	DIFF(MOUNT_PROP_ROOT, !streq_ptr(a->root, b->root));
-	DIFF(MOUNT_PROP_SOURCE, !streq_ptr(a->source, b->source));
-	DIFF(MOUNT_PROP_FS_TYPE, !streq_ptr(a->fstype, b->fstype));
-	DIFF(MOUNT_PROP_SUPER_OPTIONS, !streq_ptr(a->super_options, b->super_options));
-	DIFF(MOUNT_PROP_ATTRIBUTES, a->attributes != b->attributes);
-	DIFF(MOUNT_PROP_READ_ONLY, mount_info_read_only(a) != mount_info_read_only(b));
-	DIFF(MOUNT_PROP_PROPAGATION, a->propagation != b->propagation);
-	DIFF(MOUNT_PROP_PEER_GROUP, a->peer_group != b->peer_group);
-	DIFF(MOUNT_PROP_MASTER_GROUP, a->master_group != b->master_group);
-	DIFF(MOUNT_PROP_SUPERBLOCK_ID, a->superblock_id != b->superblock_id);
-	DIFF(MOUNT_PROP_DEVICE, a->dev_major != b->dev_major || a->dev_minor != b->dev_minor);
-	DIFF(MOUNT_PROP_CHANGE_COUNT, a->notify_sum != b->notify_sum);
+	DIFF(MW_FIELD_UNIQUE_ID, a->unique_id != b->unique_id);
+	DIFF(MW_FIELD_MOUNT_ID, a->mnt_id != b->mnt_id);
+	DIFF(MW_FIELD_PARENT_UNIQUE_ID, a->parent_unique_id != b->parent_unique_id);
+	DIFF(MW_FIELD_PARENT_ID, a->parent_id != b->parent_id);
+	DIFF(MW_FIELD_MOUNT_POINT, !streq_ptr(a->mount_point, b->mount_point));
+	DIFF(MW_FIELD_ROOT, !streq_ptr(a->root, b->root));
+	DIFF(MW_FIELD_SOURCE, !streq_ptr(a->source, b->source));
+	DIFF(MW_FIELD_FS_TYPE, !streq_ptr(a->fstype, b->fstype));
+	DIFF(MW_FIELD_SUPER_OPTIONS, !streq_ptr(a->super_options, b->super_options));
+	DIFF(MW_FIELD_ATTRIBUTES, a->attributes != b->attributes);
+	DIFF(MW_FIELD_READ_ONLY, mount_info_read_only(a) != mount_info_read_only(b));
+	DIFF(MW_FIELD_PROPAGATION, a->propagation != b->propagation);
+	DIFF(MW_FIELD_PEER_GROUP, a->peer_group != b->peer_group);
+	DIFF(MW_FIELD_MASTER_GROUP, a->master_group != b->master_group);
+	DIFF(MW_FIELD_SUPERBLOCK_ID, a->superblock_id != b->superblock_id);
+	DIFF(MW_FIELD_DEVICE, a->dev_major != b->dev_major || a->dev_minor != b->dev_minor);
+	DIFF(MW_FIELD_CHANGE_COUNT, a->notify_sum != b->notify_sum);
 #undef DIFF
-	if (d & (1U << MOUNT_PROP_ATTRIBUTES)) {
+	if (d & (1U << MW_FIELD_ATTRIBUTES)) {
 		char x[128], y[128];
 
 		(void)mount_info_options(a, x, sizeof(x));
 		(void)mount_info_options(b, y, sizeof(y));
 		if (strcmp(x, y) != 0)
-			d |= 1U << MOUNT_PROP_OPTIONS;
+			d |= 1U << MW_FIELD_OPTIONS;
 	}
 	return d;
 }
@@ -171,11 +171,11 @@ int mount_info_options(const MountInfo *info, char *buf, size_t size)
 }
 
 static const char *const propagation_names[] = {
-	[PROPAGATION_UNKNOWN] = "unknown",
-	[PROPAGATION_UNBINDABLE] = "unbindable",
-	[PROPAGATION_PRIVATE] = "private",
-	[PROPAGATION_SLAVE] = "slave",
-	[PROPAGATION_SHARED] = "shared",
+	[MW_PROPAGATION_UNKNOWN] = "unknown",
+	[MW_PROPAGATION_UNBINDABLE] = "unbindable",
+	[MW_PROPAGATION_PRIVATE] = "private",
+	[MW_PROPAGATION_SLAVE] = "slave",
+	[MW_PROPAGATION_SHARED] = "shared",
 };
 
 const char *propagation_to_string(uint32_t p)

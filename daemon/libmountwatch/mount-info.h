@@ -10,57 +10,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Propagation types, numbered as fsinfo's MOUNT_PROPAGATION_*. */
-enum {
-	PROPAGATION_UNKNOWN = 0,
-	PROPAGATION_UNBINDABLE = 1,
-	PROPAGATION_PRIVATE = 2,
-	PROPAGATION_SLAVE = 3, /* MOUNT_PROPAGATION_DEPENDENT */
-	PROPAGATION_SHARED = 4,
-};
+#include "mountwatch/mountwatch.h"
 
-typedef struct MountInfo {
-	uint64_t unique_id;
-	uint32_t mnt_id;
-	uint64_t parent_unique_id; /* 0: parent not visible */
-	uint32_t parent_id;
-	char *mount_point;
-	char *root;
-	char *source;
-	char *fstype;
-	char *super_options;
-	uint64_t attributes; /* MOUNT_ATTR_* */
-	uint32_t propagation;
-	uint32_t peer_group;
-	uint32_t master_group;
-	uint64_t superblock_id;
-	uint32_t dev_major;
-	uint32_t dev_minor;
-	uint64_t notify_sum; /* mnt_notify_sum: the ChangeCount property */
-} MountInfo;
-
-/* One bit per property, in the order of the D-Bus interface. */
-enum {
-	MOUNT_PROP_UNIQUE_ID,
-	MOUNT_PROP_MOUNT_ID,
-	MOUNT_PROP_PARENT_UNIQUE_ID,
-	MOUNT_PROP_PARENT_ID,
-	MOUNT_PROP_MOUNT_POINT,
-	MOUNT_PROP_ROOT,
-	MOUNT_PROP_SOURCE,
-	MOUNT_PROP_FS_TYPE,
-	MOUNT_PROP_OPTIONS,
-	MOUNT_PROP_SUPER_OPTIONS,
-	MOUNT_PROP_ATTRIBUTES,
-	MOUNT_PROP_READ_ONLY,
-	MOUNT_PROP_PROPAGATION,
-	MOUNT_PROP_PEER_GROUP,
-	MOUNT_PROP_MASTER_GROUP,
-	MOUNT_PROP_SUPERBLOCK_ID,
-	MOUNT_PROP_DEVICE,
-	MOUNT_PROP_CHANGE_COUNT,
-	_MOUNT_PROP_MAX,
-};
+/* The record is the public struct mw_mount; MW_FIELD_* number its properties. */
+typedef struct mw_mount MountInfo;
 
 /* How a property's value behaves, for the bus vtable. */
 typedef enum MountPropertyKind {
@@ -80,7 +33,7 @@ typedef struct MountProperty {
  * by MOUNT_PROP_*: the bus vtable, mountwatchctl and the library's change
  * masks all read it.
  */
-extern const MountProperty mount_properties[_MOUNT_PROP_MAX];
+extern const MountProperty mount_properties[_MW_FIELD_MAX];
 /* Bitmask of the properties whose changes are announced. */
 uint32_t mount_properties_announced(void);
 

@@ -88,12 +88,12 @@ static uint32_t propagation(uint64_t p)
 {
 	/* A mount both shared and slave is "shared" with a master, as fsinfo says. */
 	if (p & MS_SHARED)
-		return PROPAGATION_SHARED;
+		return MW_PROPAGATION_SHARED;
 	if (p & MS_SLAVE)
-		return PROPAGATION_SLAVE;
+		return MW_PROPAGATION_SLAVE;
 	if (p & MS_UNBINDABLE)
-		return PROPAGATION_UNBINDABLE;
-	return PROPAGATION_PRIVATE;
+		return MW_PROPAGATION_UNBINDABLE;
+	return MW_PROPAGATION_PRIVATE;
 }
 
 int statmount_to_mount_info(const struct mw_statmount *sm, MountInfo *ret)
@@ -148,18 +148,18 @@ int statmount_query(uint64_t unique_id, StatmountBuf *b, MountInfo *ret)
 	return statmount_to_mount_info(b->sm, ret);
 }
 
-static long listmount_chunk(uint64_t last, uint64_t *ids, size_t n)
+static long listmount_chunk(uint64_t below, uint64_t last, uint64_t *ids, size_t n)
 {
 	struct mw_mnt_id_req req = {
 		.size = MW_MNT_ID_REQ_SIZE_VER0,
-		.mnt_id = MW_LSMT_ROOT,
+		.mnt_id = below,
 		.param = last,
 	};
 
 	return syscall(__NR_listmount, &req, ids, n, 0);
 }
 
-int listmount_all(uint64_t **ret, size_t *ret_n)
+int listmount_below(uint64_t unique_id, uint64_t **ret, size_t *ret_n)
 {
 	_cleanup_free_ uint64_t *ids = NULL;
 	size_t n = 0, cap = 0;
@@ -179,7 +179,7 @@ int listmount_all(uint64_t **ret, size_t *ret_n)
 		}
 		/* Each call goes on after the last ID it was given. */
 		room = cap - n;
-		k = listmount_chunk(n ? ids[n - 1] : 0, ids + n, room);
+		k = listmount_chunk(unique_id, n ? ids[n - 1] : 0, ids + n, room);
 		if (k < 0)
 			return -errno;
 		n += (size_t)k;
@@ -191,6 +191,11 @@ int listmount_all(uint64_t **ret, size_t *ret_n)
 	return 0;
 }
 
+int listmount_all(uint64_t **ret, size_t *ret_n)
+{
+	return listmount_below(MW_LSMT_ROOT, ret, ret_n);
+}
+
 int statmount_supported(uint64_t *ret)
 {
 	StatmountBuf b = {};
@@ -199,7 +204,7 @@ int statmount_supported(uint64_t *ret)
 	int r;
 
 	/* The first mount listed is one that surely exists: the namespace's root. */
-	k = listmount_chunk(0, &root, 1);
+	k = listmount_chunk(MW_LSMT_ROOT, 0, &root, 1);
 	if (k < 0)
 		return -errno;
 	if (k == 0)

@@ -84,6 +84,9 @@ int statmount_query(uint64_t unique_id, StatmountBuf *b, MountInfo *ret);
  */
 int listmount_all(uint64_t **ret, size_t *ret_n);
 
+/* listmount(2) of the mounts below the one with this unique ID (-ENOENT if it is gone). */
+int listmount_below(uint64_t unique_id, uint64_t **ret, size_t *ret_n);
+
 /*
  * The MW_STATMOUNT_* bits the running kernel supports: its own answer
  * (STATMOUNT_SUPPORTED_MASK, 6.15), else what it filled in a record of the

@@ -250,7 +250,7 @@ static void compare_with_mountinfo(Mirror *m)
 		if (mnt->info.master_group)
 			snprintf(want + strlen(want), sizeof(want) - strlen(want), "%smaster:%u",
 				 *want ? " " : "", mnt->info.master_group);
-		if (mnt->info.propagation == PROPAGATION_UNBINDABLE)
+		if (mnt->info.propagation == MW_PROPAGATION_UNBINDABLE)
 			snprintf(want + strlen(want), sizeof(want) - strlen(want), "%sunbindable",
 				 *want ? " " : "");
 		/* propagate_from is not mirrored: cut it off before comparing. */
@@ -457,23 +457,23 @@ static void test_attributes(void)
 	check(mount(NULL, TOP "/attr", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) >= 0);
 	mirror_settle(&m, 50, n_type);
 	check(n_type[FANOTIFY_EVENT_CHANGED] == 1);
-	check(changed_since(&m, TOP "/attr", &old) & BIT(MOUNT_PROP_READ_ONLY));
+	check(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_READ_ONLY));
 
 	/* remount with new filesystem options: the superblock. */
 	check(mount(NULL, TOP "/attr", NULL, MS_REMOUNT, "size=2m") >= 0);
 	mirror_settle(&m, 50, n_type);
-	check(changed_since(&m, TOP "/attr", &old) & BIT(MOUNT_PROP_SUPER_OPTIONS));
+	check(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_SUPER_OPTIONS));
 	check(strstr(old.super_options, "size=2048k"));
 
 	/* mount_setattr(): flags, then propagation. */
 	check(sys_mount_setattr(TOP "/attr", 0, MOUNT_ATTR_NOEXEC, 0, 0) >= 0);
 	mirror_settle(&m, 50, n_type);
-	check(changed_since(&m, TOP "/attr", &old) & BIT(MOUNT_PROP_ATTRIBUTES));
+	check(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_ATTRIBUTES));
 	check(old.attributes & MOUNT_ATTR_NOEXEC);
 	check(sys_mount_setattr(TOP "/attr", 0, 0, 0, MS_SHARED) >= 0);
 	mirror_settle(&m, 50, n_type);
-	check(changed_since(&m, TOP "/attr", &old) & BIT(MOUNT_PROP_PROPAGATION));
-	check(old.propagation == PROPAGATION_SHARED && old.peer_group > 0);
+	check(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_PROPAGATION));
+	check(old.propagation == MW_PROPAGATION_SHARED && old.peer_group > 0);
 	check(n_type[FANOTIFY_EVENT_CHANGED] == 4 && fanotify_watch_n_rescans(m.w) - rescans == 4);
 
 	/*
@@ -492,8 +492,8 @@ static void test_attributes(void)
 	poke();
 	mirror_settle(&m, 50, n_type);
 	check(changed_since(&m, TOP "/attr", &old) &
-	      (BIT(MOUNT_PROP_PROPAGATION) | BIT(MOUNT_PROP_SUPER_OPTIONS)));
-	check(old.propagation == PROPAGATION_PRIVATE && strstr(old.super_options, "size=3072k"));
+	      (BIT(MW_FIELD_PROPAGATION) | BIT(MW_FIELD_SUPER_OPTIONS)));
+	check(old.propagation == MW_PROPAGATION_PRIVATE && strstr(old.super_options, "size=3072k"));
 	compare_with_statmount(&m);
 
 	check(umount(TOP "/attr") >= 0);

@@ -76,11 +76,11 @@ static void test_table(void)
 	i.attributes = MOUNT_ATTR_RDONLY;
 	int diff = table_update(t, m, &i);
 	assert(diff > 0);
-	assert(diff & (1 << MOUNT_PROP_MOUNT_POINT));
-	assert(diff & (1 << MOUNT_PROP_PARENT_UNIQUE_ID));
-	assert(diff & (1 << MOUNT_PROP_READ_ONLY));
-	assert(diff & (1 << MOUNT_PROP_OPTIONS));
-	assert(!(diff & (1 << MOUNT_PROP_FS_TYPE)));
+	assert(diff & (1 << MW_FIELD_MOUNT_POINT));
+	assert(diff & (1 << MW_FIELD_PARENT_UNIQUE_ID));
+	assert(diff & (1 << MW_FIELD_READ_ONLY));
+	assert(diff & (1 << MW_FIELD_OPTIONS));
+	assert(!(diff & (1 << MW_FIELD_FS_TYPE)));
 	assert(count_children(t, 102) == 0);
 	assert(count_children(t, 101) == 2);
 	assert(table_topmost_at(t, "/a/c") == m);
@@ -110,10 +110,10 @@ static void test_mount_info(void)
 	assert(strcmp(buf, "rw,nosymfollow") == 0);
 	assert(mount_info_options(&a, buf, 4) == -ENOBUFS);
 
-	assert(strcmp(propagation_to_string(PROPAGATION_SHARED), "shared") == 0);
-	assert(strcmp(propagation_to_string(PROPAGATION_SLAVE), "slave") == 0);
+	assert(strcmp(propagation_to_string(MW_PROPAGATION_SHARED), "shared") == 0);
+	assert(strcmp(propagation_to_string(MW_PROPAGATION_SLAVE), "slave") == 0);
 	assert(strcmp(propagation_to_string(99), "unknown") == 0);
-	assert(propagation_from_string("unbindable") == PROPAGATION_UNBINDABLE);
+	assert(propagation_from_string("unbindable") == MW_PROPAGATION_UNBINDABLE);
 	assert(propagation_from_string("x") == -EINVAL);
 
 	a = (MountInfo){ .unique_id = 1, .mount_point = strdup("/x"), .source = strdup("s") };
@@ -121,7 +121,7 @@ static void test_mount_info(void)
 	assert(mount_info_diff(&a, &b) == 0);
 	assert(b.mount_point != a.mount_point && strcmp(b.mount_point, "/x") == 0);
 	b.notify_sum = 5;
-	assert(mount_info_diff(&a, &b) == 1U << MOUNT_PROP_CHANGE_COUNT);
+	assert(mount_info_diff(&a, &b) == 1U << MW_FIELD_CHANGE_COUNT);
 	mount_info_done(&a);
 	mount_info_done(&b);
 	printf("ok - mount options as mountinfo shows them, propagation names, copy and diff\n");

@@ -161,7 +161,7 @@ int propagation_number(const char *s)
 {
 	int p = propagation_from_string(s);
 
-	return p < 0 ? PROPAGATION_UNKNOWN : p;
+	return p < 0 ? MW_PROPAGATION_UNKNOWN : p;
 }
 
 const char *owner_change_message(const char *watched, const char *name, const char *old_owner,

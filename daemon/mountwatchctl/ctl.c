@@ -130,25 +130,25 @@ typedef struct BusProperty {
 } BusProperty;
 
 /* Where each Mount property goes; the names and types are mount-info.h's table. */
-static const size_t mount_fields[_MOUNT_PROP_MAX] = {
-	[MOUNT_PROP_UNIQUE_ID] = offsetof(CtlMount, unique_id),
-	[MOUNT_PROP_MOUNT_ID] = offsetof(CtlMount, mount_id),
-	[MOUNT_PROP_PARENT_UNIQUE_ID] = offsetof(CtlMount, parent_unique_id),
-	[MOUNT_PROP_PARENT_ID] = offsetof(CtlMount, parent_id),
-	[MOUNT_PROP_MOUNT_POINT] = offsetof(CtlMount, mount_point),
-	[MOUNT_PROP_ROOT] = offsetof(CtlMount, root),
-	[MOUNT_PROP_SOURCE] = offsetof(CtlMount, source),
-	[MOUNT_PROP_FS_TYPE] = offsetof(CtlMount, fstype),
-	[MOUNT_PROP_OPTIONS] = offsetof(CtlMount, options),
-	[MOUNT_PROP_SUPER_OPTIONS] = offsetof(CtlMount, super_options),
-	[MOUNT_PROP_ATTRIBUTES] = offsetof(CtlMount, attributes),
-	[MOUNT_PROP_READ_ONLY] = offsetof(CtlMount, read_only),
-	[MOUNT_PROP_PROPAGATION] = offsetof(CtlMount, propagation),
-	[MOUNT_PROP_PEER_GROUP] = offsetof(CtlMount, peer_group),
-	[MOUNT_PROP_MASTER_GROUP] = offsetof(CtlMount, master_group),
-	[MOUNT_PROP_SUPERBLOCK_ID] = offsetof(CtlMount, superblock_id),
-	[MOUNT_PROP_DEVICE] = offsetof(CtlMount, device),
-	[MOUNT_PROP_CHANGE_COUNT] = offsetof(CtlMount, change_count),
+static const size_t mount_fields[_MW_FIELD_MAX] = {
+	[MW_FIELD_UNIQUE_ID] = offsetof(CtlMount, unique_id),
+	[MW_FIELD_MOUNT_ID] = offsetof(CtlMount, mount_id),
+	[MW_FIELD_PARENT_UNIQUE_ID] = offsetof(CtlMount, parent_unique_id),
+	[MW_FIELD_PARENT_ID] = offsetof(CtlMount, parent_id),
+	[MW_FIELD_MOUNT_POINT] = offsetof(CtlMount, mount_point),
+	[MW_FIELD_ROOT] = offsetof(CtlMount, root),
+	[MW_FIELD_SOURCE] = offsetof(CtlMount, source),
+	[MW_FIELD_FS_TYPE] = offsetof(CtlMount, fstype),
+	[MW_FIELD_OPTIONS] = offsetof(CtlMount, options),
+	[MW_FIELD_SUPER_OPTIONS] = offsetof(CtlMount, super_options),
+	[MW_FIELD_ATTRIBUTES] = offsetof(CtlMount, attributes),
+	[MW_FIELD_READ_ONLY] = offsetof(CtlMount, read_only),
+	[MW_FIELD_PROPAGATION] = offsetof(CtlMount, propagation),
+	[MW_FIELD_PEER_GROUP] = offsetof(CtlMount, peer_group),
+	[MW_FIELD_MASTER_GROUP] = offsetof(CtlMount, master_group),
+	[MW_FIELD_SUPERBLOCK_ID] = offsetof(CtlMount, superblock_id),
+	[MW_FIELD_DEVICE] = offsetof(CtlMount, device),
+	[MW_FIELD_CHANGE_COUNT] = offsetof(CtlMount, change_count),
 };
 
 
@@ -251,9 +251,9 @@ static int read_properties(sd_bus_message *reply, const BusProperty *table, size
 
 static int read_mount_props(sd_bus_message *reply, CtlMount *m)
 {
-	BusProperty props[_MOUNT_PROP_MAX];
+	BusProperty props[_MW_FIELD_MAX];
 
-	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		props[i] = (BusProperty){ mount_properties[i].name, mount_properties[i].signature[0],
 					  mount_fields[i] };
 	return read_properties(reply, props, ELEMENTSOF(props), m);

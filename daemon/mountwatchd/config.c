@@ -17,7 +17,7 @@ int config_init(Config *c)
 		.log_level = LOG_INFO,
 	};
 	c->watch_path = strdup("/");
-	c->backend = strdup(backend_table[0]->name);
+	c->backend = strdup("auto");
 	if (!c->watch_path || !c->backend) {
 		config_done(c);
 		return -ENOMEM;
@@ -65,8 +65,8 @@ int config_set_queue_size(Config *c, const char *value, const char **why)
 
 int config_set_backend(Config *c, const char *value, const char **why)
 {
-	if (!backend_find(value)) {
-		*why = "unknown backend (known: watch_queue)";
+	if (!streq_ptr(value, "auto") && !backend_find(value)) {
+		*why = "unknown backend (known: auto, watch_queue, fanotify, mountinfo)";
 		return -EINVAL;
 	}
 	if (free_and_strdup(&c->backend, value) < 0)

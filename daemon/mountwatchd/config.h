@@ -23,7 +23,7 @@ enum {
 typedef struct Config {
 	char *watch_path;    /* [Watch] Path= */
 	unsigned queue_size; /* [Watch] QueueSize= */
-	char *backend;       /* [Watch] Backend= */
+	char *backend;       /* [Watch] Backend=: "auto" or a backend's name */
 	int log_level;       /* [Log] Level= */
 	uint32_t set;        /* CONFIG_SET_*: which values were given */
 } Config;

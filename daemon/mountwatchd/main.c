@@ -3,7 +3,7 @@
  * mountwatchd: keeps an exact mount table from the kernel's mount
  * notifications and exports it on the system bus. main() reads the command
  * line and the config, then sets things up in the order that loses nothing:
- * queue, filter, watch (backend open), snapshot, bus, READY=1.
+ * the watch (libmountwatch picks the backend), snapshot, bus, READY=1.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -25,7 +25,8 @@ static void help(void)
 	       "  -c --config=FILE       Configuration file (default " CONFIG_DEFAULT_PATH ")\n"
 	       "     --path=PATH         Watch mounts at and below PATH ([Watch] Path=)\n"
 	       "     --queue-size=N      Notification queue slots, 1-512 ([Watch] QueueSize=)\n"
-	       "     --backend=NAME      Kernel interface ([Watch] Backend=; watch_queue)\n"
+	       "     --backend=NAME      Kernel interface ([Watch] Backend=): auto, watch_queue,\n"
+	       "                         fanotify or mountinfo\n"
 	       "     --log-level=LEVEL   emerg ... debug ([Log] Level=)\n"
 	       "     --check-config      Parse the configuration, report errors and exit\n"
 	       "\n"
@@ -117,7 +118,6 @@ static int run(int argc, char *argv[])
 	_cleanup_(manager_freep) Manager *m = NULL;
 	_cleanup_(sd_bus_unrefp) sd_bus *bus = NULL; /* the manager keeps its own reference */
 	_cleanup_free_ char *error = NULL;
-	Backend *b = NULL;
 	bool check_only = false;
 	Config overrides;
 	int r;
@@ -155,17 +155,12 @@ static int run(int argc, char *argv[])
 		goto out;
 	}
 
-	/* Queue, filter, watch: from here on nothing is missed ... */
-	r = manager_open_backend(m, &b);
+	/* Queue, filter, watch: from here on nothing is missed, then the snapshot. */
+	r = manager_open_watcher(m);
 	if (r < 0)
 		goto out;
-	manager_set_backend(m, b);
-	/* ... so the snapshot can be taken. */
-	r = manager_snapshot(m);
-	if (r < 0)
-		goto out;
-	log_info("Watching %zu mounts below %s (%s backend, queue of %u).", table_size(m->table),
-		 m->config.watch_path, b->ops->name, m->config.queue_size);
+	log_info("Watching %zu mounts below %s (%s backend, queue of %u).", mw_watcher_count(m->watcher),
+		 m->config.watch_path, mw_watcher_get_backend(m->watcher), m->config.queue_size);
 
 	r = manager_attach_event(m);
 	if (r < 0)
@@ -179,8 +174,8 @@ static int run(int argc, char *argv[])
 	if (r < 0)
 		goto out;
 
-	(void)sd_notifyf(false, "READY=1\nSTATUS=Watching %zu mounts below %s.", table_size(m->table),
-			 m->config.watch_path);
+	(void)sd_notifyf(false, "READY=1\nSTATUS=Watching %zu mounts below %s (%s backend).",
+			 mw_watcher_count(m->watcher), m->config.watch_path, mw_watcher_get_backend(m->watcher));
 	r = sd_event_loop(m->event);
 	(void)sd_notify(false, "STOPPING=1");
 	if (r < 0) {

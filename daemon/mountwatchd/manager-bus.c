@@ -7,17 +7,8 @@
 #include <stdio.h>
 
 #include "manager-bus.h"
+#include "mount-info.h"
 #include "util.h"
-
-#define MAX_WAITS 1024
-
-struct MountWait {
-	MountWait *prev, *next;
-	Manager *manager;
-	char *mount_point;
-	sd_bus_message *message;
-	sd_event_source *timer;
-};
 
 void mount_object_path(uint64_t unique_id, char buf[static 64])
 {
@@ -36,69 +27,6 @@ static int parse_object_path(const char *path, uint64_t *ret)
 	return parse_u64(p, ret);
 }
 
-/* ---- waits ---- */
-
-static MountWait *wait_free(MountWait *w)
-{
-	Manager *m;
-
-	if (!w)
-		return NULL;
-	m = w->manager;
-	if (w->prev)
-		w->prev->next = w->next;
-	else if (m->waits == w)
-		m->waits = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
-	sd_event_source_disable_unref(w->timer);
-	sd_bus_message_unref(w->message);
-	free(w->mount_point);
-	free(w);
-	return NULL;
-}
-
-static void wait_reply(MountWait *w, const Mount *mount)
-{
-	char path[64];
-	int r;
-
-	mount_object_path(mount->info.unique_id, path);
-	r = sd_bus_reply_method_return(w->message, "o", path);
-	if (r < 0)
-		log_debug_errno(r, "Failed to answer WaitForMount(%s): %m", w->mount_point);
-	wait_free(w);
-}
-
-static void check_waits(Manager *m, const Mount *mount)
-{
-	MountWait *w, *next;
-
-	if (!mount->info.mount_point)
-		return;
-	for (w = m->waits; w; w = next) {
-		next = w->next;
-		if (streq_ptr(w->mount_point, mount->info.mount_point)) {
-			const Mount *top = table_topmost_at(m->table, w->mount_point);
-
-			wait_reply(w, top ?: mount);
-		}
-	}
-}
-
-static int on_wait_timeout(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	MountWait *w = userdata;
-	int r;
-
-	r = sd_bus_reply_method_errorf(w->message, MW_ERROR_TIMEOUT,
-				       "No mount appeared at %s in time.", w->mount_point);
-	if (r < 0)
-		log_debug_errno(r, "Failed to answer WaitForMount(%s): %m", w->mount_point);
-	wait_free(w);
-	return 0;
-}
-
 /* ---- Manager interface ---- */
 
 static int property_version(sd_bus *bus, const char *path, const char *interface,
@@ -114,7 +42,7 @@ static int property_backend(sd_bus *bus, const char *path, const char *interface
 {
 	Manager *m = userdata;
 
-	return sd_bus_message_append(reply, "s", m->backend ? m->backend->ops->name : "");
+	return sd_bus_message_append(reply, "s", mw_watcher_get_backend(m->watcher));
 }
 
 static int property_watched_path(sd_bus *bus, const char *path, const char *interface,
@@ -132,33 +60,47 @@ static int property_mount_count(sd_bus *bus, const char *path, const char *inter
 {
 	Manager *m = userdata;
 
-	return sd_bus_message_append(reply, "u", (uint32_t)table_size(m->table));
+	return sd_bus_message_append(reply, "u", (uint32_t)mw_watcher_count(m->watcher));
+}
+
+static int property_counter(sd_bus *bus, const char *path, const char *interface,
+			    const char *property, sd_bus_message *reply, void *userdata,
+			    sd_bus_error *error)
+{
+	Manager *m = userdata;
+	struct mw_stats s;
+
+	mw_watcher_get_stats(m->watcher, &s);
+	if (streq_ptr(property, "Generation"))
+		return sd_bus_message_append(reply, "t", s.generation);
+	if (streq_ptr(property, "Overruns"))
+		return sd_bus_message_append(reply, "t", s.overruns);
+	return sd_bus_message_append(reply, "t", s.resyncs);
 }
 
 static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	Manager *m = userdata;
+	const MountInfo *e;
 	size_t i = 0;
-	Mount *e;
 	int r;
 
 	r = sd_bus_message_new_method_return(message, &reply);
 	if (r < 0)
 		return r;
-	r = sd_bus_message_append(reply, "t", m->generation);
+	r = sd_bus_message_append(reply, "t", manager_generation(m));
 	if (r < 0)
 		return r;
 	r = sd_bus_message_open_container(reply, 'a', "(totsss)");
 	if (r < 0)
 		return r;
-	while (table_iterate(m->table, &i, &e)) {
+	while (mw_watcher_iterate(m->watcher, &i, &e)) {
 		char path[64];
 
-		mount_object_path(e->info.unique_id, path);
-		r = sd_bus_message_append(reply, "(totsss)", e->info.unique_id, path,
-					  e->info.parent_unique_id, e->info.mount_point ?: "",
-					  e->info.fstype ?: "", e->info.source ?: "");
+		mount_object_path(e->unique_id, path);
+		r = sd_bus_message_append(reply, "(totsss)", e->unique_id, path, e->parent_unique_id,
+					  e->mount_point ?: "", e->fstype ?: "", e->source ?: "");
 		if (r < 0)
 			return r;
 	}
@@ -178,7 +120,7 @@ static int method_get_mount(sd_bus_message *message, void *userdata, sd_bus_erro
 	r = sd_bus_message_read(message, "t", &id);
 	if (r < 0)
 		return r;
-	if (!table_get(m->table, id))
+	if (!mw_watcher_get_mount(m->watcher, id))
 		return sd_bus_error_setf(error, MW_ERROR_NO_SUCH_MOUNT, "No mount with unique ID %" PRIu64 ".", id);
 	mount_object_path(id, path);
 	return sd_bus_reply_method_return(message, "o", path);
@@ -205,74 +147,46 @@ static int method_get_mount_by_path(sd_bus_message *message, void *userdata, sd_
 {
 	_cleanup_free_ char *point = NULL;
 	Manager *m = userdata;
+	const MountInfo *e;
 	char path[64];
-	Mount *e;
 	int r;
 
 	r = read_mount_point(message, &point, error);
 	if (r < 0)
 		return r;
-	e = table_topmost_at(m->table, point);
+	e = mw_watcher_get_mount_by_path(m->watcher, point);
 	if (!e)
 		return sd_bus_error_setf(error, MW_ERROR_NO_SUCH_MOUNT, "Nothing is mounted at %s.", point);
-	mount_object_path(e->info.unique_id, path);
+	mount_object_path(e->unique_id, path);
 	return sd_bus_reply_method_return(message, "o", path);
 }
 
 static int method_wait_for_mount(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-	_cleanup_free_ char *point = NULL;
+	char *point = NULL;
 	Manager *m = userdata;
 	uint64_t timeout;
-	char path[64];
-	MountWait *w;
-	size_t n = 0;
-	Mount *e;
 	int r;
 
 	r = read_mount_point(message, &point, error);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(message, "t", &timeout);
-	if (r < 0)
+	if (r < 0) {
+		free(point);
 		return r;
-
-	e = table_topmost_at(m->table, point);
-	if (e) {
-		mount_object_path(e->info.unique_id, path);
-		return sd_bus_reply_method_return(message, "o", path);
 	}
-	for (w = m->waits; w; w = w->next)
-		n++;
-	if (n >= MAX_WAITS)
+	r = wait_list_add(&m->waits, m->watcher, message, point, timeout);
+	if (r == -EUSERS)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED, "Too many pending WaitForMount calls.");
-
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->manager = m;
-	w->mount_point = TAKE_PTR(point);
-	w->message = sd_bus_message_ref(message);
-	w->next = m->waits;
-	if (m->waits)
-		m->waits->prev = w;
-	m->waits = w;
-	if (timeout > 0 && timeout != UINT64_MAX) {
-		r = sd_event_add_time_relative(sd_bus_get_event(sd_bus_message_get_bus(message)), &w->timer,
-					       CLOCK_MONOTONIC, timeout, 0, on_wait_timeout, w);
-		if (r < 0) {
-			wait_free(w);
-			return r;
-		}
-	}
-	return 1; /* answered later */
+	return r;
 }
 
 static int method_resync(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
 	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
 	Manager *m = userdata;
-	ResyncStats s;
+	struct mw_resync_stats s;
 	uid_t uid;
 	int r;
 
@@ -284,7 +198,7 @@ static int method_resync(sd_bus_message *message, void *userdata, sd_bus_error *
 		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "Resync is for root only.");
 
 	log_info("Resync requested over the bus.");
-	r = manager_resync(m, &s);
+	r = mw_watcher_resync(m->watcher, &s);
 	if (r < 0)
 		return sd_bus_error_set_errnof(error, r, "Failed to resynchronise: %m");
 	return sd_bus_reply_method_return(message, "uuu", s.added, s.removed, s.changed);
@@ -302,9 +216,9 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("Backend", "s", property_backend, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("WatchedPath", "s", property_watched_path, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("MountCount", "u", property_mount_count, 0, 0),
-	SD_BUS_PROPERTY("Generation", "t", NULL, offsetof(Manager, generation), 0),
-	SD_BUS_PROPERTY("Overruns", "t", NULL, offsetof(Manager, overruns), 0),
-	SD_BUS_PROPERTY("Resyncs", "t", NULL, offsetof(Manager, resyncs), 0),
+	SD_BUS_PROPERTY("Generation", "t", property_counter, 0, 0),
+	SD_BUS_PROPERTY("Overruns", "t", property_counter, 0, 0),
+	SD_BUS_PROPERTY("Resyncs", "t", property_counter, 0, 0),
 	SD_BUS_METHOD_WITH_ARGS("ListMounts", SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("t", generation, "a(totsss)", mounts),
 				method_list_mounts, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -340,57 +254,57 @@ static int property_mount(sd_bus *bus, const char *path, const char *interface,
 			  const char *property, sd_bus_message *reply, void *userdata,
 			  sd_bus_error *error)
 {
-	const MountInfo *i = &((const Mount *)userdata)->info;
+	const MountInfo *i = userdata;
 	char buf[128];
 	unsigned p;
 
-	for (p = 0; p < _MOUNT_PROP_MAX; p++)
+	for (p = 0; p < _MW_FIELD_MAX; p++)
 		if (streq_ptr(mount_properties[p].name, property))
 			break;
 	switch (p) {
-	case MOUNT_PROP_UNIQUE_ID:
+	case MW_FIELD_UNIQUE_ID:
 		return sd_bus_message_append(reply, "t", i->unique_id);
-	case MOUNT_PROP_MOUNT_ID:
+	case MW_FIELD_MOUNT_ID:
 		return sd_bus_message_append(reply, "u", i->mnt_id);
-	case MOUNT_PROP_PARENT_UNIQUE_ID:
+	case MW_FIELD_PARENT_UNIQUE_ID:
 		return sd_bus_message_append(reply, "t", i->parent_unique_id);
-	case MOUNT_PROP_PARENT_ID:
+	case MW_FIELD_PARENT_ID:
 		return sd_bus_message_append(reply, "u", i->parent_id);
-	case MOUNT_PROP_MOUNT_POINT:
+	case MW_FIELD_MOUNT_POINT:
 		return sd_bus_message_append(reply, "s", i->mount_point ?: "");
-	case MOUNT_PROP_ROOT:
+	case MW_FIELD_ROOT:
 		return sd_bus_message_append(reply, "s", i->root ?: "");
-	case MOUNT_PROP_SOURCE:
+	case MW_FIELD_SOURCE:
 		return sd_bus_message_append(reply, "s", i->source ?: "");
-	case MOUNT_PROP_FS_TYPE:
+	case MW_FIELD_FS_TYPE:
 		return sd_bus_message_append(reply, "s", i->fstype ?: "");
-	case MOUNT_PROP_OPTIONS:
+	case MW_FIELD_OPTIONS:
 		(void)mount_info_options(i, buf, sizeof(buf));
 		return sd_bus_message_append(reply, "s", buf);
-	case MOUNT_PROP_SUPER_OPTIONS:
+	case MW_FIELD_SUPER_OPTIONS:
 		return sd_bus_message_append(reply, "s", i->super_options ?: "");
-	case MOUNT_PROP_ATTRIBUTES:
+	case MW_FIELD_ATTRIBUTES:
 		return sd_bus_message_append(reply, "t", i->attributes);
-	case MOUNT_PROP_READ_ONLY:
+	case MW_FIELD_READ_ONLY:
 		return sd_bus_message_append(reply, "b", (int)mount_info_read_only(i));
-	case MOUNT_PROP_PROPAGATION:
+	case MW_FIELD_PROPAGATION:
 		return sd_bus_message_append(reply, "s", propagation_to_string(i->propagation));
-	case MOUNT_PROP_PEER_GROUP:
+	case MW_FIELD_PEER_GROUP:
 		return sd_bus_message_append(reply, "u", i->peer_group);
-	case MOUNT_PROP_MASTER_GROUP:
+	case MW_FIELD_MASTER_GROUP:
 		return sd_bus_message_append(reply, "u", i->master_group);
-	case MOUNT_PROP_SUPERBLOCK_ID:
+	case MW_FIELD_SUPERBLOCK_ID:
 		return sd_bus_message_append(reply, "t", i->superblock_id);
-	case MOUNT_PROP_DEVICE:
+	case MW_FIELD_DEVICE:
 		snprintf(buf, sizeof(buf), "%u:%u", i->dev_major, i->dev_minor);
 		return sd_bus_message_append(reply, "s", buf);
-	case MOUNT_PROP_CHANGE_COUNT:
+	case MW_FIELD_CHANGE_COUNT:
 		return sd_bus_message_append(reply, "t", i->notify_sum);
 	}
 	return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s.", property);
 }
 
-static sd_bus_vtable mount_vtable[_MOUNT_PROP_MAX + 2];
+static sd_bus_vtable mount_vtable[_MW_FIELD_MAX + 2];
 
 static const sd_bus_vtable *mount_vtable_get(void)
 {
@@ -404,7 +318,7 @@ static const sd_bus_vtable *mount_vtable_get(void)
 	if (mount_vtable[0].type == _SD_BUS_VTABLE_START)
 		return mount_vtable;
 	mount_vtable[n++] = (sd_bus_vtable)SD_BUS_VTABLE_START(0);
-	for (unsigned p = 0; p < _MOUNT_PROP_MAX; p++) {
+	for (unsigned p = 0; p < _MW_FIELD_MAX; p++) {
 		const MountProperty *mp = &mount_properties[p];
 
 		mount_vtable[n++] = (sd_bus_vtable)SD_BUS_PROPERTY(mp->name, mp->signature, property_mount,
@@ -418,15 +332,15 @@ static int find_mount(sd_bus *bus, const char *path, const char *interface, void
 		      void **found, sd_bus_error *error)
 {
 	Manager *m = userdata;
+	const MountInfo *e;
 	uint64_t id;
-	Mount *e;
 
 	if (parse_object_path(path, &id) < 0)
 		return 0;
-	e = table_get(m->table, id);
+	e = mw_watcher_get_mount(m->watcher, id);
 	if (!e)
 		return 0;
-	*found = e;
+	*found = (void *)e; /* sd-bus wants it non-const; the getters only read */
 	return 1;
 }
 
@@ -434,17 +348,17 @@ static int enumerate_mounts(sd_bus *bus, const char *path, void *userdata, char 
 			    sd_bus_error *error)
 {
 	Manager *m = userdata;
-	size_t n = table_size(m->table), i = 0, k = 0;
+	size_t n = mw_watcher_count(m->watcher), i = 0, k = 0;
+	const MountInfo *e;
 	char **l;
-	Mount *e;
 
 	l = calloc(n + 1, sizeof(char *));
 	if (!l)
 		return -ENOMEM;
-	while (table_iterate(m->table, &i, &e) && k < n) {
+	while (mw_watcher_iterate(m->watcher, &i, &e) && k < n) {
 		char p[64];
 
-		mount_object_path(e->info.unique_id, p);
+		mount_object_path(e->unique_id, p);
 		l[k] = strdup(p);
 		if (!l[k]) {
 			for (size_t j = 0; j < k; j++)
@@ -460,11 +374,14 @@ static int enumerate_mounts(sd_bus *bus, const char *path, void *userdata, char 
 
 /* ---- setup ---- */
 
+static void on_change(Manager *m, const struct mw_change *c, void *userdata);
+
 int manager_bus_setup(Manager *m, sd_bus *bus)
 {
 	int r;
 
 	m->bus = sd_bus_ref(bus);
+	manager_set_change_fn(m, on_change, NULL);
 	r = sd_bus_add_object_vtable(bus, &m->manager_slot, MW_MANAGER_PATH, MW_MANAGER_IFACE,
 				     manager_vtable, m);
 	if (r < 0)
@@ -493,20 +410,6 @@ int manager_bus_setup(Manager *m, sd_bus *bus)
 	return 0;
 }
 
-void manager_bus_done(Manager *m)
-{
-	while (m->waits)
-		wait_free(m->waits);
-	m->manager_slot = sd_bus_slot_unref(m->manager_slot);
-	m->mount_slot = sd_bus_slot_unref(m->mount_slot);
-	m->enumerator_slot = sd_bus_slot_unref(m->enumerator_slot);
-	m->object_manager_slot = sd_bus_slot_unref(m->object_manager_slot);
-	if (m->bus) {
-		(void)sd_bus_flush(m->bus);
-		m->bus = sd_bus_flush_close_unref(m->bus);
-	}
-}
-
 /* ---- emitting ---- */
 
 static void emit_mount_signal(Manager *m, const char *member, uint64_t id, const char *point)
@@ -516,33 +419,28 @@ static void emit_mount_signal(Manager *m, const char *member, uint64_t id, const
 
 	mount_object_path(id, path);
 	r = sd_bus_emit_signal(m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, member, "tost", id, path,
-			       point ?: "", m->generation);
+			       point ?: "", manager_generation(m));
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit %s for %s: %m", member, path);
 }
 
-void manager_bus_emit_mount_added(Manager *m, const Mount *mount)
+static void emit_mount_added(Manager *m, const MountInfo *mount)
 {
 	char path[64];
 	int r;
 
-	if (m->bus) {
-		mount_object_path(mount->info.unique_id, path);
-		r = sd_bus_emit_interfaces_added(m->bus, path, MW_MOUNT_IFACE, NULL);
-		if (r < 0)
-			log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
-		emit_mount_signal(m, "MountAdded", mount->info.unique_id, mount->info.mount_point);
-	}
-	check_waits(m, mount);
+	mount_object_path(mount->unique_id, path);
+	r = sd_bus_emit_interfaces_added(m->bus, path, MW_MOUNT_IFACE, NULL);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
+	emit_mount_signal(m, "MountAdded", mount->unique_id, mount->mount_point);
 }
 
-void manager_bus_emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount_point)
+static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount_point)
 {
 	char path[64];
 	int r;
 
-	if (!m->bus)
-		return;
 	mount_object_path(unique_id, path);
 	r = sd_bus_emit_interfaces_removed(m->bus, path, MW_MOUNT_IFACE, NULL);
 	if (r < 0)
@@ -550,64 +448,86 @@ void manager_bus_emit_mount_removed(Manager *m, uint64_t unique_id, const char *
 	emit_mount_signal(m, "MountRemoved", unique_id, mount_point);
 }
 
-void manager_bus_emit_mount_changed(Manager *m, const Mount *mount, uint32_t prop_mask)
+static void emit_mount_changed(Manager *m, const MountInfo *mount, uint32_t prop_mask)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
-	const char *names[_MOUNT_PROP_MAX + 1];
+	const char *names[_MW_FIELD_MAX + 1];
 	char path[64];
 	size_t n = 0;
 	int r;
 
-	if (prop_mask & (1U << MOUNT_PROP_MOUNT_POINT))
-		check_waits(m, mount);
-	if (!m->bus)
-		return;
 	prop_mask &= mount_properties_announced();
-	for (unsigned i = 0; i < _MOUNT_PROP_MAX; i++)
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		if (prop_mask & (1U << i))
 			names[n++] = mount_properties[i].name;
 	names[n] = NULL;
 	if (n == 0)
 		return;
 
-	mount_object_path(mount->info.unique_id, path);
+	mount_object_path(mount->unique_id, path);
 	r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)names);
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);
 
 	r = sd_bus_message_new_signal(m->bus, &s, MW_MANAGER_PATH, MW_MANAGER_IFACE, "MountChanged");
 	if (r >= 0)
-		r = sd_bus_message_append(s, "to", mount->info.unique_id, path);
+		r = sd_bus_message_append(s, "to", mount->unique_id, path);
 	if (r >= 0)
 		r = sd_bus_message_append_strv(s, (char **)names);
 	if (r >= 0)
-		r = sd_bus_message_append(s, "t", m->generation);
+		r = sd_bus_message_append(s, "t", manager_generation(m));
 	if (r >= 0)
 		r = sd_bus_send(m->bus, s, NULL);
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit MountChanged for %s: %m", path);
 }
 
-void manager_bus_emit_resynced(Manager *m, const ResyncStats *s)
+static void emit_resynced(Manager *m, const struct mw_resync_stats *s)
 {
 	int r;
 
-	if (!m->bus)
-		return;
 	r = sd_bus_emit_signal(m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Resynced", "tuuu",
-			       m->generation, s->added, s->removed, s->changed);
+			       manager_generation(m), s->added, s->removed, s->changed);
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit Resynced: %m");
 }
 
-void manager_bus_emit_manager_changed(Manager *m)
+static void emit_manager_changed(Manager *m)
 {
 	int r;
 
-	if (!m->bus)
-		return;
 	r = sd_bus_emit_properties_changed(m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Backend",
 					   "WatchedPath", NULL);
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit PropertiesChanged for the manager: %m");
+}
+
+/* The one way changes leave the manager: signals after the table is updated, and the waits. */
+static void on_change(Manager *m, const struct mw_change *c, void *userdata)
+{
+	if (!c) {
+		emit_manager_changed(m);
+		return;
+	}
+	switch (c->type) {
+	case MW_CHANGE_ADDED:
+		emit_mount_added(m, c->mount);
+		wait_list_check(&m->waits, m->watcher, c->mount);
+		break;
+	case MW_CHANGE_REMOVED:
+		emit_mount_removed(m, c->unique_id, c->mount_point);
+		break;
+	case MW_CHANGE_MOVED:
+	case MW_CHANGE_CHANGED:
+		emit_mount_changed(m, c->mount, c->fields);
+		if (c->fields & (1U << MW_FIELD_MOUNT_POINT))
+			wait_list_check(&m->waits, m->watcher, c->mount);
+		break;
+	case MW_CHANGE_RESYNCED:
+		emit_resynced(m, c->resync);
+		break;
+	case MW_CHANGE_SUPERBLOCK:
+	case MW_CHANGE_LOST:
+		break; /* no signal of their own: MountChanged / Resynced follow */
+	}
 }

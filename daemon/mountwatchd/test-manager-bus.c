@@ -16,6 +16,7 @@
 
 #include "manager-bus.h"
 #include "manager.h"
+#include "watcher.h"
 #include "fake-kernel.h"
 #include "util.h"
 
@@ -81,14 +82,16 @@ static void server(int fd)
 {
 	sd_bus *bus;
 	sd_id128_t id;
+	mw_watcher *w;
 
 	kernel = fake_kernel_new(256);
 	fake_mount(kernel, fake_root(kernel), "boot", "ext4");
 	fake_mount(kernel, fake_root(kernel), "home", "ext4");
 	fake_flush_queue(kernel);
 	assert(manager_new(&manager) == 0);
-	manager_set_backend(manager, fake_kernel_backend(kernel));
-	assert(manager_snapshot(manager) == 0);
+	assert(watcher_new_with_backend(&w, fake_kernel_backend(kernel), "/") == 0);
+	assert(watcher_snapshot(w) == 0);
+	manager_set_watcher(manager, w);
 	assert(sd_event_new(&manager->event) == 0);
 
 	assert(sd_id128_randomize(&id) == 0);

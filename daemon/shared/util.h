@@ -25,6 +25,8 @@
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _unused_ __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
+/* libmountwatch's exported functions (the rest is hidden; see libmountwatch.sym). */
+#define _public_ __attribute__((visibility("default")))
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Unit tests for manager.c against the fake kernel: snapshot, event
+ * Unit tests for the watcher (watcher.c, apply.c, counters.c) against the fake kernel: snapshot, event
  * application with counter mirroring (exact also when a batch holds many
  * operations: rbinds, lazy unmounts of trees, moves), moves with
  * descendants, overruns and resync (re-querying only what lost records
@@ -9,9 +9,9 @@
 #include <assert.h>
 #include <stdio.h>
 
-#include "manager.h"
 #include "fake-kernel.h"
 #include "util.h"
+#include "watcher.h"
 
 static unsigned checks;
 
@@ -30,48 +30,54 @@ typedef struct Recorder {
 	bool generation_monotonic;
 } Recorder;
 
-static void record(Manager *m, ChangeType type, const Mount *mount, const char *point,
-		   uint32_t mask, void *userdata)
+static void record(mw_watcher *m, const struct mw_change *c, void *userdata)
 {
 	Recorder *r = userdata;
 
-	switch (type) {
-	case CHANGE_ADDED:
+	switch (c->type) {
+	case MW_CHANGE_ADDED:
 		r->added++;
+		CHECK(c->mount && c->mount->unique_id == c->unique_id);
 		break;
-	case CHANGE_REMOVED:
+	case MW_CHANGE_REMOVED:
 		r->removed++;
+		CHECK(!table_get(m->table, c->unique_id));
 		break;
-	case CHANGE_CHANGED:
+	case MW_CHANGE_MOVED:
+		CHECK(c->fields & ((1U << MW_FIELD_MOUNT_POINT) | (1U << MW_FIELD_PARENT_UNIQUE_ID)));
+		__attribute__((fallthrough)); /* a move is a change */
+	case MW_CHANGE_CHANGED:
 		r->changed++;
-		CHECK(mask != 0);
+		CHECK(c->fields != 0 && c->mount);
 		break;
-	case CHANGE_RESYNCED:
+	case MW_CHANGE_RESYNCED:
 		r->resynced++;
-		break;
+		CHECK(c->resync);
+		return;
+	case MW_CHANGE_SUPERBLOCK:
+	case MW_CHANGE_LOST:
+		return;
 	}
-	if (type != CHANGE_RESYNCED) {
+	{
 		if (m->generation != r->last_generation + 1)
 			r->generation_monotonic = false;
 		r->last_generation = m->generation;
 	}
 }
 
-typedef void (*TestFn)(FakeKernel *k, Manager *m, Recorder *rec);
+typedef void (*TestFn)(FakeKernel *k, mw_watcher *m, Recorder *rec);
 
-/* Runs one test on a new fake kernel (a queue of queue_size records) and manager. */
+/* Runs one test on a new fake kernel (a queue of queue_size records) and watcher. */
 static void run(TestFn test, unsigned queue_size)
 {
 	FakeKernel *k = fake_kernel_new(queue_size);
 	Recorder rec = { .generation_monotonic = true };
-	Manager *m;
+	mw_watcher *m;
 
-	CHECK(manager_new(&m) == 0);
-	manager_set_backend(m, fake_kernel_backend(k));
-	m->change_fn = record;
-	m->change_userdata = &rec;
+	CHECK(watcher_new_with_backend(&m, fake_kernel_backend(k), "/") == 0);
+	mw_watcher_set_change_fn(m, record, &rec);
 	test(k, m, &rec);
-	manager_free(m);
+	mw_watcher_free(m);
 	fake_kernel_free(k);
 }
 
@@ -79,7 +85,7 @@ static void run(TestFn test, unsigned queue_size)
  * Compares the table with the fake kernel; returns the number of sum
  * mismatches, which it prints if verbose.
  */
-static unsigned compare_sums(Manager *m, FakeKernel *k, bool verbose)
+static unsigned compare_sums(mw_watcher *m, FakeKernel *k, bool verbose)
 {
 	unsigned i = 0, mismatched = 0;
 	uint64_t id;
@@ -112,13 +118,13 @@ static unsigned compare_sums(Manager *m, FakeKernel *k, bool verbose)
 	return mismatched;
 }
 
-static unsigned compare(Manager *m, FakeKernel *k)
+static unsigned compare(mw_watcher *m, FakeKernel *k)
 {
 	return compare_sums(m, k, false);
 }
 
 /* The table and every mirrored sum equal the kernel's. */
-static void check_exact(Manager *m, FakeKernel *k, const char *what)
+static void check_exact(mw_watcher *m, FakeKernel *k, const char *what)
 {
 	if (compare(m, k) != 0) {
 		fprintf(stderr, "after %s:\n", what);
@@ -138,7 +144,7 @@ static uint64_t kernel_sum(FakeKernel *k, uint64_t id)
 	return sum;
 }
 
-static uint64_t table_sum(Manager *m, uint64_t id)
+static uint64_t table_sum(mw_watcher *m, uint64_t id)
 {
 	Mount *e = table_get(m->table, id);
 
@@ -158,19 +164,24 @@ static void build_tree(FakeKernel *k, unsigned n)
 	}
 }
 
-static void snapshot(Manager *m, Recorder *rec)
+static void snapshot(mw_watcher *m, Recorder *rec)
 {
-	CHECK(manager_snapshot(m) == 0);
+	CHECK(watcher_snapshot(m) == 0);
 	CHECK(m->generation == 0);
 	*rec = (Recorder){ .generation_monotonic = true };
 }
 
-static void drain_fake(Manager *m)
+/* What an event loop does: process when readable, and again at the watcher's timeout. */
+static void drain_fake(mw_watcher *m)
 {
-	CHECK(manager_process_events(m) == 0);
+	CHECK(mw_watcher_process(m) >= 0);
+	while (mw_watcher_get_timeout(m) != UINT64_MAX) {
+		usleep(5000);
+		CHECK(mw_watcher_process(m) >= 0);
+	}
 }
 
-static void test_snapshot(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_snapshot(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	build_tree(k, 200);
 	snapshot(m, rec);
@@ -223,7 +234,7 @@ static void random_op(FakeKernel *k, unsigned *serial)
 }
 
 /* Applying every event as it happens: the table and the mirrored sums are exact. */
-static void test_events_exact(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_events_exact(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	unsigned serial = 0, queries_before;
 	uint64_t events_before;
@@ -257,7 +268,7 @@ static void test_events_exact(FakeKernel *k, Manager *m, Recorder *rec)
  * which includes records still in the queue; the table and every counter
  * are exact all the same.
  */
-static void test_events_batched(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_events_batched(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	unsigned serial = 0;
 	char what[64];
@@ -281,7 +292,7 @@ static void test_events_batched(FakeKernel *k, Manager *m, Recorder *rec)
 }
 
 /* Lost records: resync re-queries exactly the mounts that lost records touched. */
-static void test_overrun_requery(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_overrun_requery(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	uint64_t leaves[10];
 	uint64_t p = fake_root(k);
@@ -320,7 +331,7 @@ static void test_overrun_requery(FakeKernel *k, Manager *m, Recorder *rec)
 
 	/* A mount that vanished without a record is dropped by a resync. */
 	fake_unmount_silently(k, leaves[0]);
-	CHECK(manager_resync(m, NULL) == 0);
+	CHECK(watcher_resync(m, NULL, true) == 0);
 	CHECK(m->last_resync.removed == 1 && m->last_resync.requeried == 0);
 	CHECK(compare(m, k) == 0);
 	printf("ok - overrun: resync re-queries only the %u mounts touched by lost records\n", touched);
@@ -331,7 +342,7 @@ static void test_overrun_requery(FakeKernel *k, Manager *m, Recorder *rec)
  * the mounts whose sums differ from the kernel's (or that the table lacks)
  * are exactly those some lost record touched: what the resync will re-query.
  */
-static unsigned apply_queue_check_loss(Manager *m, FakeKernel *k)
+static unsigned apply_queue_check_loss(mw_watcher *m, FakeKernel *k)
 {
 	MountEvent events[64];
 	unsigned i = 0, differ = 0;
@@ -340,7 +351,7 @@ static unsigned apply_queue_check_loss(Manager *m, FakeKernel *k)
 
 	while ((n = m->backend->ops->read_events(m->backend, events, ELEMENTSOF(events))) > 0)
 		for (int j = 0; j < n; j++)
-			CHECK(manager_apply_event(m, &events[j]) == 0);
+			CHECK(watcher_apply_event(m, &events[j]) == 0);
 	while (fake_iterate(k, &i, &id)) {
 		Mount *e = table_get(m->table, id);
 		bool differs = !e || e->info.notify_sum != kernel_sum(k, id);
@@ -356,7 +367,7 @@ static unsigned apply_queue_check_loss(Manager *m, FakeKernel *k)
 }
 
 /* Random storms into a tiny queue: the table converges, resyncs happen. */
-static void test_overrun_random(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_overrun_random(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	unsigned serial = 0, requeried = 0, sizes = 0, differ = 0;
 
@@ -371,7 +382,7 @@ static void test_overrun_random(FakeKernel *k, Manager *m, Recorder *rec)
 		for (unsigned i = 0; i < burst; i++)
 			random_op(k, &serial);
 		differ += apply_queue_check_loss(m, k);
-		CHECK(manager_finish_batch(m) == 0);
+		CHECK(watcher_finish_batch(m) == 0);
 		if (m->resyncs > resyncs) {
 			requeried += m->last_resync.requeried;
 			sizes += (unsigned)table_size(m->table);
@@ -387,7 +398,7 @@ static void test_overrun_random(FakeKernel *k, Manager *m, Recorder *rec)
 }
 
 /* A move carries its subtree: descendants' mount points follow. */
-static void test_move_subtree(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_move_subtree(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	uint64_t a, b, c, d;
 	Mount *e;
@@ -422,10 +433,10 @@ static void test_move_subtree(FakeKernel *k, Manager *m, Recorder *rec)
 }
 
 /*
- * A read that falls between a move's MOVE_FROM and MOVE_TO: the manager
+ * A read that falls between a move's MOVE_FROM and MOVE_TO: the watcher
  * waits for MOVE_TO instead of dropping the moved tree and reading it back.
  */
-static void test_move_split(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_move_split(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	uint64_t a, c, d;
 	unsigned queries;
@@ -457,7 +468,7 @@ static void test_move_split(FakeKernel *k, Manager *m, Recorder *rec)
  * root: trigger once, ancestor twice. Queried when the first record is read,
  * b would already say 3 and then count the two records after it again.
  */
-static void test_counters_rbind(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_counters_rbind(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	uint64_t root = fake_root(k), a, x, b, x2, y2;
 	char name[16];
@@ -497,7 +508,7 @@ static void test_counters_rbind(FakeKernel *k, Manager *m, Recorder *rec)
  * table drops a on the first record; the walks go on through it. Also when
  * the batch ends in the middle of the records.
  */
-static void test_counters_lazy_unmount(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_counters_lazy_unmount(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	uint64_t root = fake_root(k), r, a, b;
 	char name[16];
@@ -538,7 +549,7 @@ static void test_counters_lazy_unmount(FakeKernel *k, Manager *m, Recorder *rec)
  * sees where the mount is now, not where it was; the counters follow the
  * parents the records named.
  */
-static void test_counters_moves_batched(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_counters_moves_batched(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	uint64_t root = fake_root(k), p, q, s, c, d;
 
@@ -583,11 +594,11 @@ static void test_counters_moves_batched(FakeKernel *k, Manager *m, Recorder *rec
 }
 
 /* Watching /w: mounts beside it are reported by the kernel but not exported. */
-static void test_watched_subtree(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_watched_subtree(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	uint64_t w, x, y;
 
-	CHECK(free_and_strdup(&m->config.watch_path, "/w") >= 0);
+	CHECK(free_and_strdup(&m->path, "/w") >= 0);
 	w = fake_mount(k, fake_root(k), "w", "tmpfs");
 	fake_flush_queue(k);
 	snapshot(m, rec);
@@ -605,7 +616,7 @@ static void test_watched_subtree(FakeKernel *k, Manager *m, Recorder *rec)
 	CHECK(table_get(m->table, x) && streq_ptr(table_get(m->table, x)->info.mount_point, "/w/back"));
 	CHECK(table_sum(m, w) == kernel_sum(k, w));
 	/*
-	 * Mounted below /w and moved beside it before the manager reads the
+	 * Mounted below /w and moved beside it before the watcher reads the
 	 * records: never exported, but the mount below it counted for /w.
 	 */
 	x = fake_mount(k, w, "x2", "tmpfs");
@@ -618,7 +629,7 @@ static void test_watched_subtree(FakeKernel *k, Manager *m, Recorder *rec)
 }
 
 /* A superblock remount names one mount; every bind of it changes. */
-static void test_superblock_remount(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_superblock_remount(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	uint64_t a, b, c;
 
@@ -637,25 +648,25 @@ static void test_superblock_remount(FakeKernel *k, Manager *m, Recorder *rec)
 }
 
 /* Records about mounts already gone, twice-seen mounts, unknown IDs: no harm. */
-static void test_robustness(FakeKernel *k, Manager *m, Recorder *rec)
+static void test_robustness(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	MountEvent ev;
 
 	snapshot(m, rec);
 	ev = (MountEvent){ .type = MOUNT_EVENT_UNMOUNT, .triggered_on = 1, .auxiliary = 999 };
-	CHECK(manager_apply_event(m, &ev) == 0);
+	CHECK(watcher_apply_event(m, &ev) == 0);
 	ev = (MountEvent){ .type = MOUNT_EVENT_NEW_MOUNT, .triggered_on = 1, .auxiliary = 999 };
-	CHECK(manager_apply_event(m, &ev) == 0);
+	CHECK(watcher_apply_event(m, &ev) == 0);
 	ev = (MountEvent){ .type = MOUNT_EVENT_MOVE_FROM, .triggered_on = fake_root(k), .auxiliary = 12345 };
-	CHECK(manager_apply_event(m, &ev) == 0);
+	CHECK(watcher_apply_event(m, &ev) == 0);
 	ev = (MountEvent){ .type = 77 };
-	CHECK(manager_apply_event(m, &ev) == 0);
+	CHECK(watcher_apply_event(m, &ev) == 0);
 	ev = (MountEvent){ .type = MOUNT_EVENT_WATCH_REMOVED };
-	CHECK(manager_apply_event(m, &ev) == -ENOLINK);
-	CHECK(manager_finish_batch(m) == 0);
+	CHECK(watcher_apply_event(m, &ev) == -ENOLINK);
+	CHECK(watcher_finish_batch(m) == 0);
 	(void)compare(m, k);
 
-	/* Mount then unmount before the manager looks: nothing to announce. */
+	/* Mount then unmount before the watcher looks: nothing to announce. */
 	uint64_t x = fake_mount(k, fake_root(k), "x", "tmpfs");
 	fake_umount(k, x);
 	drain_fake(m);

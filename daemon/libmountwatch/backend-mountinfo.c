@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The any-kernel backend: /proc/self/mountinfo. The kernel says only *that*
+ * the mount table changed (POLLPRI on the open file); on each wake-up the
+ * whole file is re-read, parsed and compared with the previous parse, and
+ * the differences become events: ATTACH (a mount ID not seen before),
+ * DETACH (one gone), MOVED (another mount point or parent), SETATTR (any
+ * other field). That is O(mounts) per change, and nothing can be lost: the
+ * next parse always has everything.
+ *
+ * Unique IDs: mountinfo shows only the 32-bit mount ID, which the kernel
+ * reuses. This backend assigns 64-bit IDs itself, a new one whenever a mount
+ * ID appears that the previous parse did not have (from 1, never reused by
+ * one backend). SuperblockId is the device number (major << 32 | minor):
+ * mountinfo names no superblock, and a live superblock's device is unique.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "backend.h"
+#include "hashmap.h"
+#include "util.h"
+
+#ifndef MOUNT_ATTR_NOSYMFOLLOW
+#define MOUNT_ATTR_NOSYMFOLLOW 0x00200000
+#endif
+#ifndef MOUNT_ATTR_IDMAP
+#define MOUNT_ATTR_IDMAP 0x00100000
+#endif
+
+#define MOUNTINFO_PATH "/proc/self/mountinfo"
+
+typedef struct MiEntry {
+	uint64_t unique_id;
+	uint32_t mnt_id, parent_id;
+	uint32_t major, minor;
+	char *root, *point, *fstype, *source, *mnt_opts, *super_opts;
+	uint32_t propagation, peer_group, master_group;
+} MiEntry;
+
+typedef struct MiTable {
+	MiEntry *entries;
+	size_t n;
+	Hashmap *by_mnt_id; /* mount ID -> entry */
+	Hashmap *by_unique; /* unique ID -> entry */
+} MiTable;
+
+typedef struct MountinfoBackend {
+	Backend base;
+	int fd;    /* /proc/self/mountinfo: POLLPRI when the table changed */
+	int epfd;  /* readable when fd has POLLPRI */
+	uint64_t next_id;
+	MiTable table;
+	char *buf; /* the last read */
+	size_t buf_size;
+	MountEvent *queue; /* events of the last parse, not yet handed out */
+	size_t q_pos, q_len, q_alloc;
+} MountinfoBackend;
+
+static void mi_table_done(MiTable *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		MiEntry *e = &t->entries[i];
+
+		free(e->root);
+		free(e->point);
+		free(e->fstype);
+		free(e->source);
+		free(e->mnt_opts);
+		free(e->super_opts);
+	}
+	free(t->entries);
+	hashmap_free(t->by_mnt_id);
+	hashmap_free(t->by_unique);
+	*t = (MiTable){};
+}
+
+static Backend *mi_close(Backend *base)
+{
+	MountinfoBackend *b = (MountinfoBackend *)base;
+
+	if (!b)
+		return NULL;
+	if (b->fd >= 0)
+		(void)close(b->fd);
+	if (b->epfd >= 0)
+		(void)close(b->epfd);
+	mi_table_done(&b->table);
+	free(b->buf);
+	free(b->queue);
+	free(b);
+	return NULL;
+}
+
+/* mountinfo writes space, tab, newline and backslash as "\ooo": in place. */
+static char *unescape(char *s)
+{
+	char *r = s, *w = s;
+
+	while (*r) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = 0;
+	return s;
+}
+
+/* Reads the whole file from the start into b->buf. */
+static int read_all(MountinfoBackend *b, size_t *ret_len)
+{
+	size_t len = 0;
+
+	if (lseek(b->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t k;
+
+		if (b->buf_size - len < 4096) {
+			size_t n = b->buf_size ? b->buf_size * 2 : 65536;
+			char *t = realloc(b->buf, n);
+
+			if (!t)
+				return -ENOMEM;
+			b->buf = t;
+			b->buf_size = n;
+		}
+		k = read(b->fd, b->buf + len, b->buf_size - len - 1);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	b->buf[len] = 0;
+	*ret_len = len;
+	return 0;
+}
+
+static int dup_to(char **dst, const char *s)
+{
+	*dst = strdup(s);
+	return *dst ? 0 : -ENOMEM;
+}
+
+/*
+ * One line: "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue".
+ * Returns 0, or -EINVAL for a line that does not parse (skipped by the caller).
+ */
+static int parse_line(char *line, MiEntry *e)
+{
+	char *f[6], *save = NULL, *tok, *fstype, *source, *super;
+	int r;
+
+	*e = (MiEntry){};
+	for (int i = 0; i < 6; i++) {
+		f[i] = strtok_r(i == 0 ? line : NULL, " ", &save);
+		if (!f[i])
+			return -EINVAL;
+	}
+	if (parse_u32(f[0], &e->mnt_id) < 0 || parse_u32(f[1], &e->parent_id) < 0 ||
+	    sscanf(f[2], "%u:%u", &e->major, &e->minor) != 2)
+		return -EINVAL;
+	e->propagation = MW_PROPAGATION_PRIVATE;
+	/* Optional fields up to "-". */
+	while ((tok = strtok_r(NULL, " ", &save)) && strcmp(tok, "-") != 0) {
+		if (strncmp(tok, "shared:", 7) == 0) {
+			(void)parse_u32(tok + 7, &e->peer_group);
+			e->propagation = MW_PROPAGATION_SHARED;
+		} else if (strncmp(tok, "master:", 7) == 0) {
+			(void)parse_u32(tok + 7, &e->master_group);
+			if (e->propagation != MW_PROPAGATION_SHARED)
+				e->propagation = MW_PROPAGATION_SLAVE;
+		} else if (strcmp(tok, "unbindable") == 0) {
+			e->propagation = MW_PROPAGATION_UNBINDABLE;
+		}
+	}
+	if (!tok)
+		return -EINVAL;
+	fstype = strtok_r(NULL, " ", &save);
+	source = strtok_r(NULL, " ", &save);
+	super = strtok_r(NULL, " ", &save);
+	if (!fstype || !source || !super)
+		return -EINVAL;
+	r = dup_to(&e->root, unescape(f[3]));
+	if (r >= 0)
+		r = dup_to(&e->point, unescape(f[4]));
+	if (r >= 0)
+		r = dup_to(&e->mnt_opts, f[5]);
+	if (r >= 0)
+		r = dup_to(&e->fstype, unescape(fstype));
+	if (r >= 0)
+		r = dup_to(&e->source, unescape(source));
+	if (r >= 0)
+		r = dup_to(&e->super_opts, unescape(super));
+	return r;
+}
+
+/* Parses b->buf into *t, keeping the unique IDs of mount IDs that old has. */
+static int parse(MountinfoBackend *b, const MiTable *old, MiTable *t)
+{
+	size_t len, n_alloc = 0;
+	char *line, *save = NULL;
+	int r;
+
+	r = read_all(b, &len);
+	if (r < 0)
+		return r;
+	*t = (MiTable){};
+	if (hashmap_new(&t->by_mnt_id) < 0 || hashmap_new(&t->by_unique) < 0) {
+		mi_table_done(t);
+		return -ENOMEM;
+	}
+	for (line = strtok_r(b->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		MiEntry e;
+
+		r = parse_line(line, &e);
+		if (r == -EINVAL)
+			continue;
+		if (t->n == n_alloc) {
+			MiEntry *x;
+
+			n_alloc = n_alloc ? n_alloc * 2 : 256;
+			x = realloc(t->entries, n_alloc * sizeof(*x));
+			if (!x)
+				r = -ENOMEM;
+			else
+				t->entries = x;
+		}
+		if (r < 0) {
+			t->entries[t->n++] = e; /* freed with the rest */
+			mi_table_done(t);
+			return r;
+		}
+		t->entries[t->n++] = e;
+	}
+	/* The entries stay put from here on: index them. */
+	for (size_t i = 0; i < t->n; i++) {
+		MiEntry *e = &t->entries[i];
+		MiEntry *o = old->by_mnt_id ? hashmap_get(old->by_mnt_id, e->mnt_id) : NULL;
+
+		e->unique_id = o ? o->unique_id : b->next_id++;
+		if (hashmap_put(t->by_mnt_id, e->mnt_id, e) < 0 ||
+		    hashmap_put(t->by_unique, e->unique_id, e) < 0) {
+			mi_table_done(t);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int mi_open(Backend **ret, const char *path, unsigned queue_size, const char **why)
+{
+	struct epoll_event ev = { .events = EPOLLPRI };
+	MountinfoBackend *b;
+	struct stat st;
+	int r;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->base.ops = &backend_mountinfo_ops;
+	b->next_id = 1;
+	b->epfd = -1;
+	b->fd = open(MOUNTINFO_PATH, O_RDONLY | O_CLOEXEC);
+	if (b->fd < 0) {
+		r = -errno;
+		if (r == -ENOENT) {
+			*why = MOUNTINFO_PATH " missing (no /proc?)";
+			r = -EOPNOTSUPP;
+		}
+		goto fail;
+	}
+	b->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (b->epfd < 0 || epoll_ctl(b->epfd, EPOLL_CTL_ADD, b->fd, &ev) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* Armed: now the first parse, which later ones are compared with. */
+	r = parse(b, &(MiTable){}, &b->table);
+	if (r < 0)
+		goto fail;
+	*ret = &b->base;
+	return 0;
+fail:
+	mi_close(&b->base);
+	return r;
+}
+
+static int mi_get_fd(Backend *base)
+{
+	return ((MountinfoBackend *)base)->epfd;
+}
+
+static int queue_event(MountinfoBackend *b, MountEventType type, uint64_t id)
+{
+	if (b->q_len == b->q_alloc) {
+		size_t n = b->q_alloc ? b->q_alloc * 2 : 64;
+		MountEvent *t = realloc(b->queue, n * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		b->queue = t;
+		b->q_alloc = n;
+	}
+	b->queue[b->q_len++] = (MountEvent){
+		.type = type,
+		.triggered_on = type == MOUNT_EVENT_SETATTR ? id : 0,
+		.auxiliary = type == MOUNT_EVENT_SETATTR ? 0 : id,
+	};
+	return 0;
+}
+
+static bool entry_moved(const MiTable *old_t, const MiEntry *o, const MiTable *new_t, const MiEntry *e)
+{
+	const MiEntry *op = hashmap_get(old_t->by_mnt_id, o->parent_id);
+	const MiEntry *np = hashmap_get(new_t->by_mnt_id, e->parent_id);
+
+	return !streq_ptr(o->point, e->point) || o->parent_id != e->parent_id ||
+	       (op ? op->unique_id : 0) != (np ? np->unique_id : 0);
+}
+
+static bool entry_changed(const MiEntry *o, const MiEntry *e)
+{
+	return !streq_ptr(o->root, e->root) || !streq_ptr(o->fstype, e->fstype) ||
+	       !streq_ptr(o->source, e->source) || !streq_ptr(o->mnt_opts, e->mnt_opts) ||
+	       !streq_ptr(o->super_opts, e->super_opts) || o->propagation != e->propagation ||
+	       o->peer_group != e->peer_group || o->master_group != e->master_group ||
+	       o->major != e->major || o->minor != e->minor;
+}
+
+/* Re-reads the file and queues the differences to the previous parse. */
+static int rescan(MountinfoBackend *b)
+{
+	MiTable t;
+	int r;
+
+	r = parse(b, &b->table, &t);
+	if (r < 0)
+		return r;
+	b->q_pos = b->q_len = 0;
+	/* Gone first, then what is new or different, parents before children (file order). */
+	for (size_t i = 0; i < b->table.n; i++) {
+		const MiEntry *o = &b->table.entries[i];
+
+		if (!hashmap_get(t.by_unique, o->unique_id) && queue_event(b, MOUNT_EVENT_DETACH, o->unique_id) < 0)
+			goto oom;
+	}
+	for (size_t i = 0; i < t.n; i++) {
+		const MiEntry *e = &t.entries[i];
+		const MiEntry *o = hashmap_get(b->table.by_unique, e->unique_id);
+
+		if (!o)
+			r = queue_event(b, MOUNT_EVENT_ATTACH, e->unique_id);
+		else if (entry_moved(&b->table, o, &t, e))
+			r = queue_event(b, MOUNT_EVENT_MOVED, e->unique_id);
+		else if (entry_changed(o, e))
+			r = queue_event(b, MOUNT_EVENT_SETATTR, e->unique_id);
+		if (r < 0)
+			goto oom;
+	}
+	mi_table_done(&b->table);
+	b->table = t;
+	return 0;
+oom:
+	mi_table_done(&t);
+	/* The table is unchanged: a resync after the loss repairs the watcher's. */
+	b->q_pos = b->q_len = 0;
+	return -ENOMEM;
+}
+
+static int mi_read_events(Backend *base, MountEvent *events, size_t n_max)
+{
+	MountinfoBackend *b = (MountinfoBackend *)base;
+	size_t n = 0;
+
+	if (b->q_pos >= b->q_len) {
+		struct epoll_event ev;
+		int k;
+
+		/* Polling the file takes its change mark: one wake-up per change. */
+		k = epoll_wait(b->epfd, &ev, 1, 0);
+		if (k < 0)
+			return errno == EINTR ? 0 : -errno;
+		if (k == 0)
+			return 0;
+		if (rescan(b) < 0) {
+			events[0] = (MountEvent){ .type = MOUNT_EVENT_LOSS };
+			return 1;
+		}
+	}
+	while (n < n_max && b->q_pos < b->q_len)
+		events[n++] = b->queue[b->q_pos++];
+	return (int)n;
+}
+
+static int mi_list_all(Backend *base, MountSummary **ret, size_t *ret_n)
+{
+	MountinfoBackend *b = (MountinfoBackend *)base;
+	MountSummary *l;
+
+	l = calloc(b->table.n + 1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->table.n; i++)
+		l[i].unique_id = b->table.entries[i].unique_id;
+	*ret = l;
+	*ret_n = b->table.n;
+	return 0;
+}
+
+/* Per-mount options (mountinfo's field 6) as MOUNT_ATTR_* bits. */
+static uint64_t parse_attributes(const char *opts)
+{
+	_cleanup_free_ char *copy = strdup(opts);
+	char *save = NULL;
+	uint64_t a = MOUNT_ATTR_STRICTATIME;
+
+	if (!copy)
+		return 0;
+	for (char *o = strtok_r(copy, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		if (strcmp(o, "ro") == 0)
+			a |= MOUNT_ATTR_RDONLY;
+		else if (strcmp(o, "nosuid") == 0)
+			a |= MOUNT_ATTR_NOSUID;
+		else if (strcmp(o, "nodev") == 0)
+			a |= MOUNT_ATTR_NODEV;
+		else if (strcmp(o, "noexec") == 0)
+			a |= MOUNT_ATTR_NOEXEC;
+		else if (strcmp(o, "noatime") == 0)
+			a = (a & ~MOUNT_ATTR__ATIME) | MOUNT_ATTR_NOATIME;
+		else if (strcmp(o, "relatime") == 0)
+			a = (a & ~MOUNT_ATTR__ATIME) | MOUNT_ATTR_RELATIME;
+		else if (strcmp(o, "nodiratime") == 0)
+			a |= MOUNT_ATTR_NODIRATIME;
+		else if (strcmp(o, "nosymfollow") == 0)
+			a |= MOUNT_ATTR_NOSYMFOLLOW;
+		else if (strcmp(o, "idmapped") == 0)
+			a |= MOUNT_ATTR_IDMAP;
+	}
+	return a;
+}
+
+static int mi_query_mount(Backend *base, uint64_t unique_id, MountInfo *ret)
+{
+	MountinfoBackend *b = (MountinfoBackend *)base;
+	const MiEntry *e = hashmap_get(b->table.by_unique, unique_id), *p;
+	MountInfo m = {};
+
+	if (!e)
+		return -ENOENT;
+	p = hashmap_get(b->table.by_mnt_id, e->parent_id);
+	m.unique_id = e->unique_id;
+	m.mnt_id = e->mnt_id;
+	m.parent_id = e->parent_id;
+	/* A parent outside the namespace's table: this is its root. */
+	m.parent_unique_id = p && p != e ? p->unique_id : e->unique_id;
+	m.attributes = parse_attributes(e->mnt_opts);
+	m.propagation = e->propagation;
+	m.peer_group = e->peer_group;
+	m.master_group = e->master_group;
+	m.superblock_id = (uint64_t)e->major << 32 | e->minor;
+	m.dev_major = e->major;
+	m.dev_minor = e->minor;
+	if (dup_to(&m.mount_point, e->point) < 0 || dup_to(&m.root, e->root) < 0 ||
+	    dup_to(&m.source, e->source) < 0 || dup_to(&m.fstype, e->fstype) < 0 ||
+	    dup_to(&m.super_options, e->super_opts) < 0) {
+		mount_info_done(&m);
+		return -ENOMEM;
+	}
+	*ret = m;
+	return 0;
+}
+
+static int mi_resolve_mnt_id(Backend *base, uint32_t mnt_id, uint64_t *ret)
+{
+	MountinfoBackend *b = (MountinfoBackend *)base;
+	const MiEntry *e = hashmap_get(b->table.by_mnt_id, mnt_id);
+
+	if (!e)
+		return -ENOENT;
+	*ret = e->unique_id;
+	return 0;
+}
+
+const BackendOps backend_mountinfo_ops = {
+	.name = "mountinfo",
+	.open = mi_open,
+	.close = mi_close,
+	.get_fd = mi_get_fd,
+	.read_events = mi_read_events,
+	.list_all = mi_list_all,
+	.query_mount = mi_query_mount,
+	.resolve_mnt_id = mi_resolve_mnt_id,
+};

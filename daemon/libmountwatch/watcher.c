@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The public API of libmountwatch (include/mountwatch/mountwatch.h): the
+ * watcher's lifecycle, the choice of backend, batches of events and the
+ * short wait for the second half of a move, and read access to the table.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "util.h"
+#include "watcher.h"
+
+/*
+ * The kernel posts a move's MOVE_FROM and MOVE_TO back to back, but a read
+ * can fall between them. Ending the batch there would drop the moved tree
+ * and read it back when MOVE_TO comes: the batch stays open this long for
+ * MOVE_TO instead, once per batch (mw_watcher_get_timeout()). A mount moved
+ * out of a watched subdirectory gets no MOVE_TO and is dropped after it.
+ */
+#define MOVE_TO_WAIT_USEC 20000
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+int watcher_new_with_backend(mw_watcher **ret, Backend *b, const char *path)
+{
+	mw_watcher *w;
+	int r;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->deadline = UINT64_MAX;
+	w->backend = b;
+	r = path_normalize(path, &w->path);
+	if (r >= 0)
+		r = table_new(&w->table);
+	if (r < 0) {
+		w->backend = NULL; /* stays the caller's */
+		mw_watcher_free(w);
+		return r;
+	}
+	*ret = w;
+	return 0;
+}
+
+int watcher_snapshot(mw_watcher *w)
+{
+	int r;
+
+	w->quiet = true;
+	r = watcher_resync(w, NULL, false);
+	w->quiet = false;
+	w->generation = 0;
+	return r;
+}
+
+_public_ mw_watcher *mw_watcher_free(mw_watcher *w)
+{
+	if (!w)
+		return NULL;
+	if (w->backend)
+		w->backend->ops->close(w->backend);
+	table_free(w->table);
+	counter_mirror_done(&w->mirror);
+	free(w->detached);
+	free(w->path);
+	free(w->backend_reason);
+	free(w);
+	return NULL;
+}
+
+static const char *errno_name(int e)
+{
+	static char buf[32];
+
+	switch (e) {
+	case ENOSYS:
+		return "ENOSYS";
+	case EINVAL:
+		return "EINVAL";
+	case EPERM:
+		return "EPERM";
+	case EACCES:
+		return "EACCES";
+	case ENOENT:
+		return "ENOENT";
+	}
+	snprintf(buf, sizeof(buf), "errno %d", e);
+	return buf;
+}
+
+/*
+ * Opens the backend name (NULL/"auto": the first that works) on path.
+ * Appends one line per backend tried to *reason. Returns 0 with *ret set,
+ * -EINVAL for an unknown name, -EOPNOTSUPP if none works, another negative
+ * errno for a real failure of the named backend.
+ */
+static int open_backend(const char *name, const char *path, unsigned queue_size, Backend **ret,
+			char **reason)
+{
+	bool any = !name || streq_ptr(name, "auto");
+	_cleanup_free_ char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+	int r = -EOPNOTSUPP;
+
+	if (!any && !backend_find(name))
+		return -EINVAL;
+	f = open_memstream(&text, &size);
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; backend_table[i]; i++) {
+		const BackendOps *ops = backend_table[i];
+		const char *why = NULL;
+
+		if (!any && !streq_ptr(ops->name, name))
+			continue;
+		r = ops->open(ret, path, queue_size, &why);
+		if (r >= 0) {
+			fprintf(f, "%s: %s\n", ops->name, any ? "chosen: the first that works here" : "chosen by name");
+			break;
+		}
+		if (r == -EOPNOTSUPP)
+			fprintf(f, "%s: not supported by this kernel: %s\n", ops->name, why ?: "EOPNOTSUPP");
+		else
+			fprintf(f, "%s: failed: %s (%s)\n", ops->name, strerror(-r), errno_name(-r));
+		if (!any)
+			break;
+	}
+	if (fclose(f) != 0)
+		r = r >= 0 ? -ENOMEM : r;
+	if (r < 0 && any)
+		r = -EOPNOTSUPP;
+	if (text && size > 0 && text[size - 1] == '\n')
+		text[size - 1] = 0;
+	*reason = TAKE_PTR(text);
+	return r;
+}
+
+_public_ int mw_watcher_probe(const char *backend, char **ret)
+{
+	bool any = !backend || streq_ptr(backend, "auto");
+	_cleanup_free_ char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (!any && !backend_find(backend))
+		return -EINVAL;
+	f = open_memstream(&text, &size);
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; backend_table[i]; i++) {
+		const BackendOps *ops = backend_table[i];
+		const char *why = NULL;
+		Backend *b = NULL;
+		int r;
+
+		if (!any && !streq_ptr(ops->name, backend))
+			continue;
+		r = ops->open(&b, "/", 0, &why);
+		if (r >= 0) {
+			fprintf(f, "%s: ok\n", ops->name);
+			ops->close(b);
+		} else if (r == -EOPNOTSUPP) {
+			fprintf(f, "%s: not supported by this kernel: %s\n", ops->name, why ?: "EOPNOTSUPP");
+		} else {
+			fprintf(f, "%s: failed: %s\n", ops->name, strerror(-r));
+		}
+	}
+	if (fclose(f) != 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(text);
+	return 0;
+}
+
+_public_ int mw_watcher_new(mw_watcher **ret, const char *path, const char *backend, unsigned queue_size)
+{
+	_cleanup_free_ char *reason = NULL;
+	mw_watcher *w;
+	Backend *b = NULL;
+	int r;
+
+	if (!ret || !path || path[0] != '/')
+		return -EINVAL;
+	r = open_backend(backend, path, queue_size, &b, &reason);
+	if (r < 0)
+		return r;
+	r = watcher_new_with_backend(&w, b, path);
+	if (r < 0) {
+		b->ops->close(b);
+		return r;
+	}
+	w->queue_size = queue_size;
+	w->backend_reason = TAKE_PTR(reason);
+	r = watcher_snapshot(w);
+	if (r < 0) {
+		mw_watcher_free(w);
+		return r;
+	}
+	*ret = w;
+	return 0;
+}
+
+_public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *backend, unsigned queue_size)
+{
+	_cleanup_free_ char *reason = NULL, *p = NULL;
+	Backend *b = NULL;
+	int r;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	r = path_normalize(path, &p);
+	if (r < 0)
+		return r;
+	r = open_backend(backend, p, queue_size, &b, &reason);
+	if (r < 0)
+		return r;
+	w->backend->ops->close(w->backend);
+	w->backend = b;
+	free(w->path);
+	w->path = TAKE_PTR(p);
+	free(w->backend_reason);
+	w->backend_reason = TAKE_PTR(reason);
+	w->queue_size = queue_size;
+	/* Nothing of the old batch carries over. */
+	w->n_detached = 0;
+	w->deadline = UINT64_MAX;
+	w->waited = false;
+	counter_mirror_done(&w->mirror);
+	return watcher_resync(w, NULL, true);
+}
+
+_public_ const char *mw_watcher_get_backend(const mw_watcher *w)
+{
+	return w->backend->ops->name;
+}
+
+_public_ const char *mw_watcher_get_backend_reason(const mw_watcher *w)
+{
+	return w->backend_reason ?: "";
+}
+
+_public_ const char *mw_watcher_get_path(const mw_watcher *w)
+{
+	return w->path;
+}
+
+_public_ void mw_watcher_set_change_fn(mw_watcher *w, mw_change_fn fn, void *userdata)
+{
+	w->change_fn = fn;
+	w->userdata = userdata;
+}
+
+_public_ int mw_watcher_get_fd(const mw_watcher *w)
+{
+	return w->backend->ops->get_fd(w->backend);
+}
+
+_public_ uint64_t mw_watcher_get_timeout(const mw_watcher *w)
+{
+	return w->deadline;
+}
+
+static bool waits_for_move_to(const mw_watcher *w)
+{
+	return w->last == MOUNT_EVENT_MOVE_FROM && w->n_detached > 0;
+}
+
+_public_ int mw_watcher_process(mw_watcher *w)
+{
+	MountEvent events[64];
+	bool got = false;
+	int n, r;
+
+	w->announced = 0;
+	for (;;) {
+		n = w->backend->ops->read_events(w->backend, events, ELEMENTSOF(events));
+		if (n < 0)
+			return log_debug_errno(n, "Failed to read mount notifications: %m");
+		if (n == 0)
+			break;
+		got = true;
+		for (int i = 0; i < n; i++) {
+			r = watcher_apply_event(w, &events[i]);
+			if (r == -ENOLINK || r == -ENOMEM)
+				return r;
+		}
+		w->last = events[n - 1].type;
+	}
+	if (waits_for_move_to(w)) {
+		if (!w->waited) {
+			/* The first time this batch: keep it open a little. */
+			w->waited = true;
+			w->deadline = now_usec() + MOVE_TO_WAIT_USEC;
+			return (int)w->announced;
+		}
+		if (!got && w->deadline != UINT64_MAX && now_usec() < w->deadline)
+			return (int)w->announced; /* woken early, nothing new */
+	}
+	w->deadline = UINT64_MAX;
+	w->waited = false;
+	w->last = MOUNT_EVENT_NEW_MOUNT;
+	r = watcher_finish_batch(w);
+	if (r < 0)
+		return r;
+	return (int)w->announced;
+}
+
+_public_ int mw_watcher_resync(mw_watcher *w, struct mw_resync_stats *ret)
+{
+	return watcher_resync(w, ret, true);
+}
+
+_public_ size_t mw_watcher_count(const mw_watcher *w)
+{
+	return table_size(w->table);
+}
+
+_public_ const struct mw_mount *mw_watcher_get_mount(const mw_watcher *w, uint64_t unique_id)
+{
+	Mount *e = table_get(w->table, unique_id);
+
+	return e ? &e->info : NULL;
+}
+
+_public_ const struct mw_mount *mw_watcher_get_mount_by_path(const mw_watcher *w, const char *mount_point)
+{
+	_cleanup_free_ char *p = NULL;
+	Mount *e;
+
+	if (!mount_point || path_normalize(mount_point, &p) < 0)
+		return NULL;
+	e = table_topmost_at(w->table, p);
+	return e ? &e->info : NULL;
+}
+
+_public_ int mw_watcher_iterate(const mw_watcher *w, size_t *i, const struct mw_mount **ret)
+{
+	Mount *e;
+
+	if (!table_iterate(w->table, i, &e))
+		return 0;
+	*ret = &e->info;
+	return 1;
+}
+
+static int compare_point(const void *a, const void *b)
+{
+	const struct mw_mount *x = a, *y = b;
+	int c = strcmp(x->mount_point ?: "", y->mount_point ?: "");
+
+	return c ?: (x->unique_id < y->unique_id ? -1 : x->unique_id > y->unique_id);
+}
+
+_public_ int mw_watcher_snapshot(const mw_watcher *w, struct mw_mount **ret, size_t *ret_n)
+{
+	size_t n = table_size(w->table), i = 0, k = 0;
+	struct mw_mount *out;
+	Mount *e;
+
+	out = calloc(n + 1, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	while (table_iterate(w->table, &i, &e) && k < n) {
+		if (mount_info_copy(&out[k], &e->info) < 0) {
+			mw_mounts_free(out, k);
+			return -ENOMEM;
+		}
+		k++;
+	}
+	qsort(out, k, sizeof(*out), compare_point);
+	*ret = out;
+	*ret_n = k;
+	return 0;
+}
+
+_public_ struct mw_mount *mw_mounts_free(struct mw_mount *mounts, size_t n)
+{
+	for (size_t i = 0; mounts && i < n; i++)
+		mount_info_done(&mounts[i]);
+	free(mounts);
+	return NULL;
+}
+
+_public_ void mw_watcher_get_stats(const mw_watcher *w, struct mw_stats *ret)
+{
+	*ret = (struct mw_stats){
+		.generation = w->generation,
+		.events = w->events,
+		.overruns = w->overruns,
+		.resyncs = w->resyncs,
+		.last_resync = w->last_resync,
+	};
+}
+
+_public_ const char *mw_field_name(unsigned field)
+{
+	return field < _MW_FIELD_MAX ? mount_properties[field].name : NULL;
+}
+
+_public_ const char *mw_propagation_name(uint32_t propagation)
+{
+	return propagation_to_string(propagation);
+}
+
+_public_ int mw_mount_options(const struct mw_mount *m, char *buf, size_t size)
+{
+	return mount_info_options(m, buf, size);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The watcher inside: struct mw_watcher and the functions the library's
+ * modules share. watcher.c is the public API (lifecycle, batches, the
+ * backend choice), apply.c applies events and resyncs to the table,
+ * counters.c mirrors the kernel's counters.
+ */
+#ifndef MOUNTWATCH_WATCHER_H
+#define MOUNTWATCH_WATCHER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mountwatch/mountwatch.h"
+
+#include "backend.h"
+#include "counters.h"
+#include "table.h"
+
+struct mw_watcher {
+	Backend *backend;
+	char *path;
+	unsigned queue_size;
+	char *backend_reason;
+	Table *table;
+	CounterMirror mirror;
+
+	uint64_t generation, events, overruns, resyncs;
+	struct mw_resync_stats last_resync;
+	unsigned announced; /* changes announced by the current mw_watcher_process() */
+	bool quiet;         /* taking the first snapshot: announce nothing */
+
+	/* The batch: events read since the last end of a batch. */
+	bool resync_pending;
+	uint64_t *detached; /* unique IDs moved away during this batch */
+	size_t n_detached, n_detached_alloc;
+	MountEventType last;
+	bool waited;       /* this batch already waited for a MOVE_TO */
+	uint64_t deadline; /* CLOCK_MONOTONIC usec; UINT64_MAX: none */
+
+	mw_change_fn change_fn;
+	void *userdata;
+};
+
+/* A watcher on an open backend (taking it over); no snapshot yet. For tests and mw_watcher_new(). */
+int watcher_new_with_backend(mw_watcher **ret, Backend *b, const char *path);
+/* The first table: a resync that announces nothing; the generation stays 0. */
+int watcher_snapshot(mw_watcher *w);
+
+/* apply.c */
+bool watcher_has_counters(const mw_watcher *w);
+void watcher_announce(mw_watcher *w, enum mw_change_type type, const Mount *e, uint64_t unique_id,
+		      const char *mount_point, uint32_t fields, const struct mw_resync_stats *rs);
+/* Applies one event (exposed for tests). */
+int watcher_apply_event(mw_watcher *w, const MountEvent *ev);
+/* Ends a batch of events: drops what moved away and did not come back, resyncs if needed. */
+int watcher_finish_batch(mw_watcher *w);
+/* announce: false for the first snapshot. */
+int watcher_resync(mw_watcher *w, struct mw_resync_stats *ret, bool announce);
+
+#endif
