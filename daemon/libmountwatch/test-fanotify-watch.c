@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * fanotify-watch.c and statmount.c on the host's own kernel (mainline 6.15
- * or later), inside a private mount namespace of this process (nothing here
- * touches the host's mount table). A mirror table is kept from the events
+ * fanotify-watch.c, statmount.c and then the library with its fanotify and
+ * mountinfo backends, on the host's own kernel (mainline 6.15 or later),
+ * inside a private mount namespace of this process (nothing here touches
+ * the host's mount table). A mirror table is kept from the events
  * alone and compared, after each burst of random mount operations, with a
  * fresh listmount + statmount and with /proc/self/mountinfo as util-linux's
  * libmount parses it (the independent baseline). Skips (77) with the reason
@@ -20,6 +21,7 @@
 #include <libmount/libmount.h>
 
 #include "fanotify-watch.h"
+#include "mountwatch/mountwatch.h"
 #include "statmount.h"
 #include "table.h"
 #include "util.h"
@@ -615,6 +617,104 @@ static void test_overflow(void)
 	mirror_close(&m);
 }
 
+/*
+ * The library on this kernel: a watcher on TOP with the named backend,
+ * processed like any client would (poll its fd, mw_watcher_process()), and
+ * after each burst of random operations its copy compared with listmount +
+ * statmount of the mounts at and below TOP. The mountinfo backend assigns
+ * its own unique IDs: there mounts are matched by their 32-bit IDs.
+ */
+static void watcher_settle(mw_watcher *w, int quiet_ms)
+{
+	for (;;) {
+		int r = poll(&(struct pollfd){ .fd = mw_watcher_get_fd(w), .events = POLLIN }, 1, quiet_ms);
+
+		check(r >= 0);
+		check(mw_watcher_process(w) >= 0);
+		if (r == 0)
+			return;
+	}
+}
+
+static void compare_watcher(mw_watcher *w, bool kernel_ids)
+{
+	_cleanup_free_ uint64_t *ids = NULL;
+	StatmountBuf b = {};
+	size_t n, n_scope = 0;
+
+	check(listmount_all(&ids, &n) >= 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct mw_mount *mm = NULL;
+		MountInfo info;
+		int r;
+
+		r = statmount_query(ids[i], &b, &info);
+		if (r == -ENOENT)
+			continue;
+		check(r >= 0);
+		/* At or below TOP (the only mount points starting with it). */
+		if (strncmp(info.mount_point, TOP, strlen(TOP)) != 0 ||
+		    (info.mount_point[strlen(TOP)] && info.mount_point[strlen(TOP)] != '/')) {
+			mount_info_done(&info);
+			continue;
+		}
+		n_scope++;
+		if (kernel_ids) {
+			mm = mw_watcher_get_mount(w, info.unique_id);
+		} else {
+			const struct mw_mount *x;
+
+			for (size_t j = 0; mw_watcher_iterate(w, &j, &x) > 0;)
+				if (x->mnt_id == info.mnt_id)
+					mm = x;
+		}
+		if (!mm || !streq_ptr(mm->mount_point, info.mount_point) ||
+		    !streq_ptr(mm->root, info.root) || !streq_ptr(mm->source, info.source) ||
+		    !streq_ptr(mm->fstype, info.fstype) ||
+		    !streq_ptr(mm->super_options, info.super_options) ||
+		    mm->attributes != info.attributes || mm->propagation != info.propagation ||
+		    mm->peer_group != info.peer_group || mm->master_group != info.master_group ||
+		    mm->parent_id != info.parent_id || mm->dev_major != info.dev_major ||
+		    mm->dev_minor != info.dev_minor) {
+			print_mount("kernel", &info);
+			if (mm)
+				print_mount("watcher", mm);
+			else
+				fprintf(stderr, "  watcher: missing\n");
+			check(!"watcher differs from statmount");
+		}
+		mount_info_done(&info);
+	}
+	if (n_scope != mw_watcher_count(w))
+		fprintf(stderr, "kernel: %zu mounts at and below " TOP ", watcher: %zu\n", n_scope,
+			mw_watcher_count(w));
+	check(n_scope == mw_watcher_count(w));
+	statmount_buf_done(&b);
+}
+
+static void test_library(const char *backend)
+{
+	mw_watcher *w;
+	int r;
+
+	r = mw_watcher_new(&w, TOP, backend, 0);
+	check(r >= 0);
+	check(streq_ptr(mw_watcher_get_backend(w), backend));
+	compare_watcher(w, streq_ptr(backend, "fanotify"));
+	for (unsigned burst = 0; burst < 25; burst++) {
+		unsigned n_ops = 1 + (unsigned)rand_r(&seed) % 30;
+
+		for (unsigned i = 0; i < n_ops; i++)
+			random_op(mw_watcher_count(w));
+		poke();
+		/* More than the fanotify backend's 100 ms between rescans. */
+		watcher_settle(w, 250);
+		compare_watcher(w, streq_ptr(backend, "fanotify"));
+	}
+	printf("library, %s: %zu mounts below " TOP " at the end\n", backend, mw_watcher_count(w));
+	mw_watcher_free(w);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t supported;
@@ -654,5 +754,7 @@ int main(int argc, char **argv)
 	test_move_subtree();
 	test_overflow();
 	test_random();
+	test_library("fanotify");
+	test_library("mountinfo");
 	return 0;
 }
