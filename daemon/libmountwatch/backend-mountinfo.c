@@ -15,6 +15,7 @@
  * mountinfo names no superblock, and a live superblock's device is unique.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/mount.h>
@@ -52,13 +53,17 @@ typedef struct MountinfoBackend {
 	Backend base;
 	int fd;    /* /proc/self/mountinfo: POLLPRI when the table changed */
 	int epfd;  /* readable when fd has POLLPRI */
+	/*
+	 * A second open file, polled only here: when epfd sits in the caller's
+	 * epoll, the caller's readiness check polls fd and takes its change mark.
+	 */
+	int probe_fd;
 	uint64_t next_id;
 	MiTable table;
 	char *buf; /* the last read */
 	size_t buf_size;
 	MountEvent *queue; /* events of the last parse, not yet handed out */
 	size_t q_pos, q_len, q_alloc;
-	bool scanned; /* this round of reads has re-read the file */
 } MountinfoBackend;
 
 static void mi_table_done(MiTable *t)
@@ -89,6 +94,8 @@ static Backend *mi_close(Backend *base)
 		(void)close(b->fd);
 	if (b->epfd >= 0)
 		(void)close(b->epfd);
+	if (b->probe_fd >= 0)
+		(void)close(b->probe_fd);
 	mi_table_done(&b->table);
 	free(b->buf);
 	free(b->queue);
@@ -275,7 +282,8 @@ static int mi_open(Backend **ret, const char *path, unsigned queue_size, const c
 	b->base.ops = &backend_mountinfo_ops;
 	b->next_id = 1;
 	b->epfd = -1;
-	b->fd = open(MOUNTINFO_PATH, O_RDONLY | O_CLOEXEC);
+	b->probe_fd = open(MOUNTINFO_PATH, O_RDONLY | O_CLOEXEC);
+	b->fd = b->probe_fd < 0 ? -1 : open(MOUNTINFO_PATH, O_RDONLY | O_CLOEXEC);
 	if (b->fd < 0) {
 		r = -errno;
 		if (r == -ENOENT) {
@@ -383,10 +391,9 @@ oom:
 }
 
 /*
- * The change mark is taken by whoever polls the file first: the caller's
- * poll of the epoll fd does, so a wake-up cannot be told from a spurious
- * one here. Each round of reads (until one returns 0) therefore starts with
- * one re-read of the file; one with no differences costs the parse only.
+ * The change mark of an open mountinfo file is taken by whoever polls it
+ * first, and the caller's poll of epfd polls fd: whether the table changed
+ * is asked of probe_fd, which only this function polls.
  */
 static int mi_read_events(Backend *base, MountEvent *events, size_t n_max)
 {
@@ -394,14 +401,15 @@ static int mi_read_events(Backend *base, MountEvent *events, size_t n_max)
 	size_t n = 0;
 
 	if (b->q_pos >= b->q_len) {
+		struct pollfd probe = { .fd = b->probe_fd, .events = POLLPRI };
 		struct epoll_event ev;
 
-		if (b->scanned) {
-			b->scanned = false; /* the round ends; the next one re-reads */
+		/* Empties epfd's ready list; its answer may be stale (see probe_fd). */
+		(void)epoll_wait(b->epfd, &ev, 1, 0);
+		if (poll(&probe, 1, 0) < 0)
+			return errno == EINTR ? 0 : -errno;
+		if (!(probe.revents & POLLPRI))
 			return 0;
-		}
-		(void)epoll_wait(b->epfd, &ev, 1, 0); /* takes the mark if nobody did */
-		b->scanned = true;
 		if (rescan(b) < 0) {
 			events[0] = (MountEvent){ .type = MOUNT_EVENT_LOSS };
 			return 1;

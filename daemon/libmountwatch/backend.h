@@ -113,6 +113,7 @@ struct Backend {
 };
 
 extern const BackendOps backend_watchqueue_ops;
+extern const BackendOps backend_fanotify_ops;
 extern const BackendOps backend_mountinfo_ops;
 
 /* NULL-terminated list of the product's backends, in the order "auto" tries them. */
