@@ -20,6 +20,10 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
 #include <unistd.h>
 
 #include "mountwatch/mountwatch.h"
@@ -232,6 +236,20 @@ static int run(const char *backend, unsigned n_ops)
 	}
 	mw_watcher_set_change_fn(w, on_change, &r);
 	compare(w, &r, "the snapshot");
+	{
+		/* Where the kernel has unique mount IDs (6.8), every backend gives them. */
+		struct statx stx;
+		const struct mw_mount *top = mw_watcher_get_mount_by_path(w, base);
+
+		CHECK(top);
+		if (statx(AT_FDCWD, base, 0, STATX_MNT_ID_UNIQUE, &stx) == 0 &&
+		    (stx.stx_mask & STATX_MNT_ID_UNIQUE)) {
+			if (top->unique_id != stx.stx_mnt_id)
+				fprintf(stderr, "%s: unique ID %" PRIu64 ", statx says %" PRIu64 "\n", backend,
+					top->unique_id, (uint64_t)stx.stx_mnt_id);
+			CHECK(top->unique_id == stx.stx_mnt_id);
+		}
+	}
 	for (unsigned op = 0; op < n_ops; op++) {
 		random_op(w, op);
 		if (op % 5 == 4) {
