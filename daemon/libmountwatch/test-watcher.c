@@ -25,7 +25,7 @@ static unsigned checks;
 	} while (0)
 
 typedef struct Recorder {
-	unsigned added, removed, changed, resynced;
+	unsigned added, removed, changed, resynced, superblock;
 	uint64_t last_generation;
 	bool generation_monotonic;
 } Recorder;
@@ -55,6 +55,8 @@ static void record(mw_watcher *m, const struct mw_change *c, void *userdata)
 		CHECK(c->resync);
 		return;
 	case MW_CHANGE_SUPERBLOCK:
+		r->superblock++;
+		return;
 	case MW_CHANGE_LOST:
 		return;
 	}
@@ -335,6 +337,28 @@ static void test_overrun_requery(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	CHECK(m->last_resync.removed == 1 && m->last_resync.requeried == 0);
 	CHECK(compare(m, k) == 0);
 	printf("ok - overrun: resync re-queries only the %u mounts touched by lost records\n", touched);
+}
+
+/* A move whose records were lost: the resync finds it and counts it as changed. */
+static void test_overrun_move(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t a = fake_mount(k, fake_root(k), "a", "tmpfs");
+	uint64_t b = fake_mount(k, fake_root(k), "b", "tmpfs");
+	uint64_t x = fake_mount(k, a, "x", "tmpfs");
+
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	/* Fill the queue of 4 with mounts that come and go, then move x: its records are lost. */
+	for (unsigned i = 0; i < 4; i++)
+		fake_umount(k, fake_mount(k, b, "tmp", "tmpfs"));
+	fake_move(k, x, b, "x");
+	drain_fake(m);
+	CHECK(m->overruns >= 1);
+	CHECK(compare(m, k) == 0);
+	CHECK(streq_ptr(table_get(m->table, x)->info.mount_point, "/b/x"));
+	/* Only x's record changed (its point and parent); the others only in their sums. */
+	CHECK(m->last_resync.changed == 1 && m->last_resync.added == 0 && m->last_resync.removed == 0);
+	printf("ok - overrun: a lost move is found by the resync and counted as changed\n");
 }
 
 /*
@@ -647,6 +671,32 @@ static void test_superblock_remount(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	printf("ok - a superblock remount updates every mount of it\n");
 }
 
+/* The kernel's SB_CHANGED record (kernel-abi of issue 14): every mount of the superblock. */
+static void test_sb_changed_record(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t a, b, c, sb;
+	MountEvent ev;
+
+	a = fake_mount(k, fake_root(k), "a", "tmpfs");
+	b = fake_bind(k, a, fake_root(k), "b");
+	c = fake_bind(k, a, fake_root(k), "c");
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	sb = table_get(m->table, a)->info.superblock_id;
+	CHECK(table_get(m->table, c)->info.superblock_id == sb);
+	/* The fake posts the old per-mount records: drop them, post SB_CHANGED instead. */
+	fake_remount_sb(k, b, "ro,size=2k");
+	fake_flush_queue(k);
+	ev = (MountEvent){ .type = MOUNT_EVENT_SB_CHANGED, .triggered_on = b, .auxiliary = sb };
+	CHECK(watcher_apply_event(m, &ev) == 0);
+	CHECK(watcher_finish_batch(m) == 0);
+	CHECK(streq_ptr(table_get(m->table, a)->info.super_options, "ro,size=2k"));
+	CHECK(streq_ptr(table_get(m->table, b)->info.super_options, "ro,size=2k"));
+	CHECK(streq_ptr(table_get(m->table, c)->info.super_options, "ro,size=2k"));
+	CHECK(rec->changed == 3 && rec->superblock == 1);
+	printf("ok - an SB_CHANGED record updates every mount of the superblock\n");
+}
+
 /* Records about mounts already gone, twice-seen mounts, unknown IDs: no harm. */
 static void test_robustness(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
@@ -684,6 +734,7 @@ int main(void)
 	run(test_events_exact, 4096);
 	run(test_events_batched, 4096);
 	run(test_overrun_requery, 4);
+	run(test_overrun_move, 4);
 	run(test_overrun_random, 8);
 	run(test_move_subtree, 64);
 	run(test_move_split, 64);
@@ -691,6 +742,7 @@ int main(void)
 	run(test_counters_lazy_unmount, 64);
 	run(test_counters_moves_batched, 64);
 	run(test_superblock_remount, 64);
+	run(test_sb_changed_record, 64);
 	run(test_watched_subtree, 64);
 	run(test_robustness, 64);
 	printf("%u checks passed\n", checks);
