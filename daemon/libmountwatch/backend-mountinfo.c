@@ -30,13 +30,6 @@
 #include "statmount.h"
 #include "util.h"
 
-#ifndef MOUNT_ATTR_NOSYMFOLLOW
-#define MOUNT_ATTR_NOSYMFOLLOW 0x00200000
-#endif
-#ifndef MOUNT_ATTR_IDMAP
-#define MOUNT_ATTR_IDMAP 0x00100000
-#endif
-
 #define MOUNTINFO_PATH "/proc/self/mountinfo"
 
 typedef struct MiEntry {

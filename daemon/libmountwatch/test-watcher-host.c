@@ -28,16 +28,8 @@
 
 #include "mountwatch/mountwatch.h"
 
-static unsigned checks;
+#include "check.h"
 
-#define CHECK(cond)                                                                     \
-	do {                                                                            \
-		checks++;                                                               \
-		if (!(cond)) {                                                          \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                        \
-		}                                                                       \
-	} while (0)
 
 #define MAX 512
 
@@ -65,13 +57,13 @@ static void on_change(mw_watcher *w, const struct mw_change *c, void *userdata)
 
 	switch (c->type) {
 	case MW_CHANGE_ADDED:
-		CHECK(i < 0 && r->n < MAX && c->mount && c->mount->unique_id == c->unique_id);
+		assert_se(i < 0 && r->n < MAX && c->mount && c->mount->unique_id == c->unique_id);
 		r->id[r->n] = c->unique_id;
 		r->point[r->n++] = strdup(c->mount_point);
 		r->added++;
 		break;
 	case MW_CHANGE_REMOVED:
-		CHECK(i >= 0 && !mw_watcher_get_mount(w, c->unique_id));
+		assert_se(i >= 0 && !mw_watcher_get_mount(w, c->unique_id));
 		free(r->point[i]);
 		r->id[i] = r->id[--r->n];
 		r->point[i] = r->point[r->n];
@@ -79,8 +71,8 @@ static void on_change(mw_watcher *w, const struct mw_change *c, void *userdata)
 		break;
 	case MW_CHANGE_MOVED:
 	case MW_CHANGE_CHANGED:
-		CHECK(i >= 0 && c->fields && c->mount);
-		CHECK((c->type == MW_CHANGE_MOVED) ==
+		assert_se(i >= 0 && c->fields && c->mount);
+		assert_se((c->type == MW_CHANGE_MOVED) ==
 		      !!(c->fields & ((1U << MW_FIELD_MOUNT_POINT) | (1U << MW_FIELD_PARENT_UNIQUE_ID))));
 		free(r->point[i]);
 		r->point[i] = strdup(c->mount_point);
@@ -102,8 +94,8 @@ static void drain(mw_watcher *w)
 		struct pollfd p = { .fd = mw_watcher_get_fd(w), .events = POLLIN };
 		int k = poll(&p, 1, 100);
 
-		CHECK(k >= 0);
-		CHECK(mw_watcher_process(w) >= 0);
+		assert_se(k >= 0);
+		assert_se(mw_watcher_process(w) >= 0);
 		if (k == 0 && mw_watcher_get_timeout(w) == UINT64_MAX)
 			return;
 	}
@@ -137,7 +129,7 @@ static void compare(mw_watcher *w, Replay *r, const char *what)
 	struct libmnt_fs *fs;
 	unsigned n = 0;
 
-	CHECK(tb && it && mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0);
+	assert_se(tb && it && mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0);
 	while (mnt_table_next_fs(tb, it, &fs) == 0) {
 		const struct mw_mount *m = NULL, *x;
 		size_t i = 0;
@@ -151,20 +143,20 @@ static void compare(mw_watcher *w, Replay *r, const char *what)
 		if (!m || strcmp(m->mount_point, mnt_fs_get_target(fs)) != 0) {
 			fprintf(stderr, "after %s: %s (mount %d) is %s in the watcher\n", what,
 				mnt_fs_get_target(fs), mnt_fs_get_id(fs), m ? m->mount_point : "missing");
-			CHECK(0);
+			assert_se(0);
 		}
-		CHECK(strcmp(m->fstype, mnt_fs_get_fstype(fs)) == 0);
-		CHECK(strcmp(m->source, mnt_fs_get_source(fs) ?: "none") == 0);
-		CHECK(!!(m->attributes & MOUNT_ATTR_RDONLY) == is_ro(mnt_fs_get_vfs_options(fs)));
+		assert_se(strcmp(m->fstype, mnt_fs_get_fstype(fs)) == 0);
+		assert_se(strcmp(m->source, mnt_fs_get_source(fs) ?: "none") == 0);
+		assert_se(!!(m->attributes & MOUNT_ATTR_RDONLY) == is_ro(mnt_fs_get_vfs_options(fs)));
 		if (strcmp(mnt_fs_get_target(fs), base) != 0)
-			CHECK(m->parent_id == (uint32_t)mnt_fs_get_parent_id(fs));
+			assert_se(m->parent_id == (uint32_t)mnt_fs_get_parent_id(fs));
 		int k = replay_find(r, m->unique_id);
-		CHECK(k >= 0 && strcmp(r->point[k], m->mount_point) == 0);
+		assert_se(k >= 0 && strcmp(r->point[k], m->mount_point) == 0);
 	}
 	if (mw_watcher_count(w) != n)
 		fprintf(stderr, "after %s: the watcher has %zu mounts, mountinfo %u\n", what,
 			mw_watcher_count(w), n);
-	CHECK(mw_watcher_count(w) == n && r->n == n);
+	assert_se(mw_watcher_count(w) == n && r->n == n);
 	mnt_free_iter(it);
 	mnt_unref_table(tb);
 }
@@ -229,7 +221,7 @@ static int run(const char *backend, unsigned n_ops)
 	k = mw_watcher_new(&w, base, backend, 0);
 	if (k == -EOPNOTSUPP || k == -EINVAL)
 		return k;
-	CHECK(k == 0);
+	assert_se(k == 0);
 	while (mw_watcher_iterate(w, &i, &m)) { /* the snapshot is the replay's start */
 		r.id[r.n] = m->unique_id;
 		r.point[r.n++] = strdup(m->mount_point);
@@ -241,13 +233,13 @@ static int run(const char *backend, unsigned n_ops)
 		struct statx stx;
 		const struct mw_mount *top = mw_watcher_get_mount_by_path(w, base);
 
-		CHECK(top);
+		assert_se(top);
 		if (statx(AT_FDCWD, base, 0, STATX_MNT_ID_UNIQUE, &stx) == 0 &&
 		    (stx.stx_mask & STATX_MNT_ID_UNIQUE)) {
 			if (top->unique_id != stx.stx_mnt_id)
 				fprintf(stderr, "%s: unique ID %" PRIu64 ", statx says %" PRIu64 "\n", backend,
 					top->unique_id, (uint64_t)stx.stx_mnt_id);
-			CHECK(top->unique_id == stx.stx_mnt_id);
+			assert_se(top->unique_id == stx.stx_mnt_id);
 		}
 	}
 	for (unsigned op = 0; op < n_ops; op++) {
@@ -259,14 +251,14 @@ static int run(const char *backend, unsigned n_ops)
 	}
 	drain(w);
 	compare(w, &r, "the last burst");
-	CHECK(mw_watcher_resync(w, &s) == 0);
-	CHECK(s.added == 0 && s.removed == 0 && s.changed == 0);
+	assert_se(mw_watcher_resync(w, &s) == 0);
+	assert_se(s.added == 0 && s.removed == 0 && s.changed == 0);
 	printf("# %s: %u added, %u removed, %u moved, %u changed, %u losses\n", backend, r.added,
 	       r.removed, r.moved, r.changed, r.lost);
-	CHECK(r.added > 0 && r.removed > 0 && r.changed > 0);
+	assert_se(r.added > 0 && r.removed > 0 && r.changed > 0);
 	(void)umount2(base, MNT_DETACH); /* everything goes: each announced once */
 	drain(w);
-	CHECK(r.n == 0 || (r.n == 1 && mw_watcher_count(w) == 0) || mw_watcher_count(w) == r.n);
+	assert_se(r.n == 0 || (r.n == 1 && mw_watcher_count(w) == 0) || mw_watcher_count(w) == r.n);
 	for (unsigned j = 0; j < r.n; j++)
 		free(r.point[j]);
 	mw_watcher_free(w);
@@ -288,8 +280,8 @@ int main(void)
 		int k;
 
 		snprintf(base, sizeof(base), "/tmp/mw-host-XXXXXX");
-		CHECK(mkdtemp(base));
-		CHECK(mount("base", base, "tmpfs", 0, "size=1m") == 0);
+		assert_se(mkdtemp(base));
+		assert_se(mount("base", base, "tmpfs", 0, "size=1m") == 0);
 		k = run(backends[i], 150);
 		n++;
 		if (k == -EOPNOTSUPP || k == -EINVAL)
@@ -300,6 +292,6 @@ int main(void)
 		(void)umount2(base, MNT_DETACH);
 		(void)rmdir(base);
 	}
-	printf("1..%u\n# %u checks passed\n", n, checks);
+	printf("1..%u\n# %u checks passed\n", n, check_count);
 	return 0;
 }
