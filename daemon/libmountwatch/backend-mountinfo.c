@@ -14,8 +14,9 @@
  * and one statmount per mount not known yet), so the IDs are the kernel's
  * 64-bit unique ones. Elsewhere, or for a mount gone before the look-up,
  * the backend assigns 64-bit IDs itself, a new one whenever a mount ID
- * appears that the previous parse did not have (from 1, never reused by one
- * backend). SuperblockId is the device number (major << 32 | minor):
+ * appears that the previous parse did not have (from 2^63 up, never reused
+ * by one backend: the top bit marks them as ours, and they cannot meet the
+ * kernel's, which count up from far below). SuperblockId is the device number (major << 32 | minor):
  * mountinfo names no superblock, and a live superblock's device is unique.
  */
 #include <fcntl.h>
@@ -31,6 +32,7 @@
 #include "util.h"
 
 #define MOUNTINFO_PATH "/proc/self/mountinfo"
+#define ASSIGNED_ID_BASE (UINT64_C(1) << 63)
 
 typedef struct MiEntry {
 	uint64_t unique_id;
@@ -314,7 +316,7 @@ static int mi_open(Backend **ret, const char *path, unsigned queue_size, const c
 	if (!b)
 		return -ENOMEM;
 	b->base.ops = &backend_mountinfo_ops;
-	b->next_id = 1;
+	b->next_id = ASSIGNED_ID_BASE;
 	b->epfd = -1;
 	b->probe_fd = open(MOUNTINFO_PATH, O_RDONLY | O_CLOEXEC);
 	b->fd = b->probe_fd < 0 ? -1 : open(MOUNTINFO_PATH, O_RDONLY | O_CLOEXEC);
