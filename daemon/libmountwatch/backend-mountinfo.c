@@ -16,8 +16,9 @@
  * the backend assigns 64-bit IDs itself, a new one whenever a mount ID
  * appears that the previous parse did not have (from 2^63 up, never reused
  * by one backend: the top bit marks them as ours, and they cannot meet the
- * kernel's, which count up from far below). SuperblockId is the device number (major << 32 | minor):
- * mountinfo names no superblock, and a live superblock's device is unique.
+ * kernel's, which count up from far below). SuperblockId is the device
+ * number (major << 32 | minor): mountinfo names no superblock, and a live
+ * superblock's device is unique.
  */
 #include <fcntl.h>
 #include <poll.h>
