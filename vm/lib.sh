@@ -113,7 +113,7 @@ need_pkgs() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	stage "installing ${missing[*]}"
 	[ "$(id -u)" -eq 0 ] || die "packages missing (${missing[*]}) and not root to install them"
-	run_logged "$LOGDIR/apt.log" "apt-get update" apt-get update -q
+	run_logged "$LOGDIR/apt.log" "apt-get update" apt-get -o DPkg::Lock::Timeout=900 update -q
 	run_logged "$LOGDIR/apt.log" "apt-get install" env DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -q --no-install-recommends "${missing[@]}"
+		apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends "${missing[@]}"
 }
