@@ -16,17 +16,57 @@ host_load() { printf 'host: %s CPUs, load average %s\n' "$(nproc)" "$(cut -d' ' 
 # The kselftest targets in vm/kselftests, on one line.
 kselftest_list() { sed "s/#.*//" "$TOP/vm/kselftests" | xargs; }
 
-# progress LOG: how far a step is, as log lines, or as a percentage when
-# $PROGRESS_TOTAL says how many lines the same step wrote last time.
+# vm_option ARGS...: when $1 is one of the vm/run options that vm/bench and
+# vm/profile pass on (--kernel DIR, --image FILE, --build DIR, --memory MB,
+# --kvm) it is added to the caller's array vm_args; --timeout S sets its
+# timeout. Returns how many words it took: 0 when $1 is none of them, so
+#	vm_option "$@" || { shift $?; continue; }
+# in the caller's option loop.
+# shellcheck disable=SC2034 # vm_args and timeout are the caller's
+vm_option() {
+	case $1 in
+	--kernel | --image | --build | --memory | --timeout)
+		[ $# -ge 2 ] || die "$1 needs a value"
+		if [ "$1" = --timeout ]; then timeout=$2; else vm_args+=("$1" "$2"); fi
+		return 2 ;;
+	--kvm) vm_args+=("$1"); return 1 ;;
+	esac
+	return 0
+}
+
+# guest_logged NAME HEADER VM/RUN-ARGS...: vm/run with the arguments, its
+# output shown and kept in $LOGDIR/NAME-<date>.log after HEADER, the date and
+# the host's load before and after (the numbers depend on it); exits with
+# vm/run's status.
+guest_logged() {
+	local log rc
+	log=$LOGDIR/$1-$(date +%Y%m%d-%H%M%S).log
+	{
+		echo "$2"
+		echo "$(date -u '+%Y-%m-%d %H:%M UTC'), before: $(host_load)"
+	} | tee "$log"
+	shift 2
+	set +e
+	"$TOP"/vm/run "$@" | tee -a "$log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	echo "after: $(host_load)" | tee -a "$log"
+	stage "output kept in $log"
+	exit "$rc"
+}
+
+# progress LOG: how far a step is, from what its log says so far. For a
+# kbuild log, the objects compiled and the step it is at now ("2731 objects
+# compiled, at LD vmlinux.o"): a build's total is not known before it ends
+# (ccache, the config, what is already built), so none is guessed. For any
+# other log, its lines.
 progress() {
-	local lines
-	lines=$(wc -l <"$1")
-	if [ "${PROGRESS_TOTAL:-0}" -gt 0 ]; then
-		local pct=$((lines * 100 / PROGRESS_TOTAL))
-		[ "$pct" -le 99 ] || pct=99
-		echo "~${pct}%"
+	local objects
+	objects=$(grep -cE '^  (CC|AS)( \[M\])? +[^ ]+\.o$' "$1")
+	if [ "$objects" -gt 0 ]; then
+		echo "$objects objects compiled, at $(grep -E '^  [A-Z]+' "$1" | tail -n 1 | xargs)"
 	else
-		echo "$lines log lines"
+		echo "$(wc -l <"$1") log lines"
 	fi
 }
 

@@ -9,9 +9,13 @@
  * next parse always has everything.
  *
  * Unique IDs: mountinfo shows only the 32-bit mount ID, which the kernel
- * reuses. This backend assigns 64-bit IDs itself, a new one whenever a mount
- * ID appears that the previous parse did not have (from 1, never reused by
- * one backend). SuperblockId is the device number (major << 32 | minor):
+ * reuses. Where the kernel has listmount(2) and statmount(2) (6.8), a mount
+ * ID that the previous parse did not have is looked up there (one listmount
+ * and one statmount per mount not known yet), so the IDs are the kernel's
+ * 64-bit unique ones. Elsewhere, or for a mount gone before the look-up,
+ * the backend assigns 64-bit IDs itself, a new one whenever a mount ID
+ * appears that the previous parse did not have (from 1, never reused by one
+ * backend). SuperblockId is the device number (major << 32 | minor):
  * mountinfo names no superblock, and a live superblock's device is unique.
  */
 #include <fcntl.h>
@@ -23,14 +27,8 @@
 
 #include "backend.h"
 #include "hashmap.h"
+#include "statmount.h"
 #include "util.h"
-
-#ifndef MOUNT_ATTR_NOSYMFOLLOW
-#define MOUNT_ATTR_NOSYMFOLLOW 0x00200000
-#endif
-#ifndef MOUNT_ATTR_IDMAP
-#define MOUNT_ATTR_IDMAP 0x00100000
-#endif
 
 #define MOUNTINFO_PATH "/proc/self/mountinfo"
 
@@ -59,6 +57,7 @@ typedef struct MountinfoBackend {
 	 */
 	int probe_fd;
 	uint64_t next_id;
+	bool kernel_ids; /* listmount(2) + statmount(2) give the unique IDs */
 	MiTable table;
 	char *buf; /* the last read */
 	size_t buf_size;
@@ -214,9 +213,37 @@ static int parse_line(char *line, MiEntry *e)
 	return r;
 }
 
+/*
+ * Fills kernel_ids (mount ID -> unique ID + 1 as a pointer) with the mounts
+ * the kernel lists that old does not know. Returns 0, or a negative errno
+ * (then the caller assigns IDs itself).
+ */
+static int lookup_unique_ids(const MiTable *old, Hashmap *kernel_ids)
+{
+	_cleanup_(statmount_buf_done) StatmountBuf sb = {};
+	_cleanup_free_ uint64_t *ids = NULL;
+	size_t n;
+	int r;
+
+	r = listmount_all(&ids, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (old->by_unique && hashmap_get(old->by_unique, ids[i]))
+			continue;
+		if (statmount_get(ids[i], MW_STATMOUNT_MNT_BASIC, &sb) < 0)
+			continue; /* gone meanwhile */
+		r = hashmap_put(kernel_ids, sb.sm->mnt_id_old, (void *)(uintptr_t)(ids[i] + 1));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Parses b->buf into *t, keeping the unique IDs of mount IDs that old has. */
 static int parse(MountinfoBackend *b, const MiTable *old, MiTable *t)
 {
+	_cleanup_(hashmap_freep) Hashmap *kernel_ids = NULL;
 	size_t len, n_alloc = 0;
 	char *line, *save = NULL;
 	int r;
@@ -256,8 +283,15 @@ static int parse(MountinfoBackend *b, const MiTable *old, MiTable *t)
 	for (size_t i = 0; i < t->n; i++) {
 		MiEntry *e = &t->entries[i];
 		MiEntry *o = old->by_mnt_id ? hashmap_get(old->by_mnt_id, e->mnt_id) : NULL;
+		uintptr_t k = 0;
 
-		e->unique_id = o ? o->unique_id : b->next_id++;
+		if (!o && b->kernel_ids) {
+			if (!kernel_ids && (hashmap_new(&kernel_ids) < 0 ||
+					    lookup_unique_ids(old, kernel_ids) < 0))
+				kernel_ids = hashmap_free(kernel_ids); /* assign our own */
+			k = kernel_ids ? (uintptr_t)hashmap_get(kernel_ids, e->mnt_id) : 0;
+		}
+		e->unique_id = o ? o->unique_id : k ? (uint64_t)(k - 1) : b->next_id++;
 		if (hashmap_put(t->by_mnt_id, e->mnt_id, e) < 0 ||
 		    hashmap_put(t->by_unique, e->unique_id, e) < 0) {
 			mi_table_done(t);
@@ -296,6 +330,13 @@ static int mi_open(Backend **ret, const char *path, unsigned queue_size, const c
 	if (b->epfd < 0 || epoll_ctl(b->epfd, EPOLL_CTL_ADD, b->fd, &ev) < 0) {
 		r = -errno;
 		goto fail;
+	}
+	/* The kernel's unique IDs where it has listmount(2) and statmount(2). */
+	{
+		_cleanup_free_ uint64_t *ids = NULL;
+		size_t n;
+
+		b->kernel_ids = listmount_all(&ids, &n) >= 0;
 	}
 	/* Armed: now the first parse, which later ones are compared with. */
 	r = parse(b, &(MiTable){}, &b->table);
@@ -390,6 +431,11 @@ oom:
 	return -ENOMEM;
 }
 
+/*
+ * The change mark of an open mountinfo file is taken by whoever polls it
+ * first, and the caller's poll of epfd polls fd: whether the table changed
+ * is asked of probe_fd, which only this function polls.
+ */
 static int mi_read_events(Backend *base, MountEvent *events, size_t n_max)
 {
 	MountinfoBackend *b = (MountinfoBackend *)base;
@@ -506,6 +552,7 @@ static int mi_resolve_mnt_id(Backend *base, uint32_t mnt_id, uint64_t *ret)
 
 const BackendOps backend_mountinfo_ops = {
 	.name = "mountinfo",
+	.flags = BACKEND_MOVES_EACH,
 	.open = mi_open,
 	.close = mi_close,
 	.get_fd = mi_get_fd,

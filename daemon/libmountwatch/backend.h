@@ -55,6 +55,12 @@ enum {
 	 * the watcher mirrors the kernel's counting rule (counters.c).
 	 */
 	BACKEND_COUNTERS = 1U << 0,
+	/*
+	 * A move is reported for every mount whose mount point changed, not
+	 * only for the one that moved: the watcher does not rewrite the
+	 * descendants' points itself (the backend's are exact).
+	 */
+	BACKEND_MOVES_EACH = 1U << 1,
 };
 
 /*

@@ -1,26 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Table, tree and JSON output for mountwatchctl.
+ * mountwatchctl's tables (libsmartcols), show lines, monitor text and JSON.
  */
 #include <errno.h>
+#include <libsmartcols.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ctl-format.h"
-#include "mount-info.h"
 #include "util.h"
+
+static char sig(unsigned prop)
+{
+	return mount_properties[prop].signature[0];
+}
 
 void ctl_mount_done(CtlMount *m)
 {
 	free(m->object_path);
-	free(m->mount_point);
-	free(m->root);
-	free(m->source);
-	free(m->fstype);
-	free(m->options);
-	free(m->super_options);
-	free(m->propagation);
-	free(m->device);
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
+		if (sig(i) == 's')
+			free(m->v[i].s);
 	*m = (CtlMount){};
 }
 
@@ -30,6 +31,339 @@ void ctl_mounts_free(CtlMount *m, size_t n)
 		ctl_mount_done(&m[i]);
 	free(m);
 }
+
+int ctl_mount_copy(const CtlMount *m, CtlMount *ret)
+{
+	CtlMount c = *m;
+
+	c.object_path = NULL;
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
+		if (sig(i) == 's')
+			c.v[i].s = NULL;
+	if (m->object_path && !(c.object_path = strdup(m->object_path)))
+		goto oom;
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
+		if (sig(i) == 's' && m->v[i].s && !(c.v[i].s = strdup(m->v[i].s)))
+			goto oom;
+	*ret = c;
+	return 0;
+oom:
+	ctl_mount_done(&c);
+	return -ENOMEM;
+}
+
+int ctl_mount_set(CtlMount *m, unsigned prop, const char *value)
+{
+	switch (sig(prop)) {
+	case 's':
+		return free_and_strdup(&m->v[prop].s, value) < 0 ? -ENOMEM : 0;
+	case 'b':
+		m->v[prop].b = streq_ptr(value, "yes") || streq_ptr(value, "true") || streq_ptr(value, "1");
+		return 0;
+	default:
+		return parse_u64(value, &m->v[prop].u);
+	}
+}
+
+char *ctl_value_string(const CtlMount *m, unsigned prop)
+{
+	char *s = NULL;
+
+	switch (sig(prop)) {
+	case 's':
+		return strdup(m->v[prop].s ?: "");
+	case 'b':
+		return strdup(m->v[prop].b ? "yes" : "no");
+	default:
+		if (asprintf(&s, "%" PRIu64, m->v[prop].u) < 0)
+			return NULL;
+		return s;
+	}
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+	const CtlMount *x = a, *y = b;
+	uint64_t i = x->v[MW_FIELD_UNIQUE_ID].u, j = y->v[MW_FIELD_UNIQUE_ID].u;
+	int r = strcmp(x->v[MW_FIELD_MOUNT_POINT].s ?: "", y->v[MW_FIELD_MOUNT_POINT].s ?: "");
+
+	if (r)
+		return r;
+	return i < j ? -1 : i > j;
+}
+
+void ctl_mounts_sort(CtlMount *m, size_t n)
+{
+	qsort(m, n, sizeof(*m), cmp_point);
+}
+
+int ctl_column_from_string(const char *name)
+{
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
+		if (strcasecmp(name, mount_properties[i].name) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
+int ctl_columns_parse(const char *list, const int *defaults, size_t n_defaults, int *cols,
+		      const char **bad, size_t *bad_len)
+{
+	size_t n = 0;
+	const char *p = list;
+
+	if (*p == '+') {
+		memcpy(cols, defaults, n_defaults * sizeof(*cols));
+		n = n_defaults;
+		p++;
+	}
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char name[64];
+		int c = -EINVAL;
+
+		if (len > 0 && len < sizeof(name)) {
+			memcpy(name, p, len);
+			name[len] = 0;
+			c = ctl_column_from_string(name);
+		}
+		if (c < 0 || n >= _MW_FIELD_MAX) {
+			*bad = p;
+			*bad_len = len;
+			return -EINVAL;
+		}
+		cols[n++] = c;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (n == 0) {
+		*bad = list;
+		*bad_len = 0;
+		return -EINVAL;
+	}
+	return (int)n;
+}
+
+/* ---- libsmartcols tables ---- */
+
+static void table_unrefp(struct libscols_table **t)
+{
+	scols_unref_table(*t);
+}
+
+/* A table named name with the columns cols; its tree column is tree_col (or none: -1). */
+static struct libscols_table *new_table(FILE *f, const char *name, const int *cols, size_t n_cols,
+					 int tree_col, unsigned flags)
+{
+	struct libscols_table *t = scols_new_table();
+
+	if (!t)
+		return NULL;
+	scols_table_set_stream(t, f);
+	scols_table_set_name(t, name);
+	scols_table_enable_raw(t, !!(flags & CTL_OUTPUT_RAW));
+	scols_table_enable_noheadings(t, !!(flags & CTL_OUTPUT_NOHEADINGS));
+	scols_table_enable_json(t, !!(flags & CTL_OUTPUT_JSON));
+	for (size_t i = 0; i < n_cols; i++) {
+		const MountProperty *p = &mount_properties[cols[i]];
+		char header[64];
+		int fl = 0, json = SCOLS_JSON_STRING;
+		struct libscols_column *c;
+		size_t k;
+
+		for (k = 0; p->name[k] && k < sizeof(header) - 1; k++)
+			header[k] = (char)(p->name[k] >= 'a' && p->name[k] <= 'z' ? p->name[k] - 32 : p->name[k]);
+		header[k] = 0;
+		if (p->signature[0] == 'b')
+			json = SCOLS_JSON_BOOLEAN;
+		else if (p->signature[0] != 's') {
+			json = SCOLS_JSON_NUMBER;
+			fl |= SCOLS_FL_RIGHT;
+		}
+		if (cols[i] == tree_col)
+			fl = SCOLS_FL_TREE | SCOLS_FL_NOEXTREMES;
+		else if (cols[i] == MW_FIELD_OPTIONS || cols[i] == MW_FIELD_SUPER_OPTIONS)
+			fl |= SCOLS_FL_TRUNC;
+		else if (cols[i] == MW_FIELD_SOURCE || cols[i] == MW_FIELD_MOUNT_POINT ||
+			 cols[i] == MW_FIELD_ROOT)
+			fl |= SCOLS_FL_NOEXTREMES;
+		c = scols_table_new_column(t, header, 0.1, fl);
+		if (!c) {
+			scols_unref_table(t);
+			return NULL;
+		}
+		(void)scols_column_set_json_type(c, json);
+	}
+	return t;
+}
+
+static int add_line(struct libscols_table *t, struct libscols_line *parent, const CtlMount *m,
+		    const int *cols, size_t n_cols, struct libscols_line **ret)
+{
+	struct libscols_line *l = scols_table_new_line(t, parent);
+
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_cols; i++) {
+		char *s = ctl_value_string(m, cols[i]);
+
+		/* JSON booleans: libsmartcols reads 'n' and '0' as false. */
+		if (!s || scols_line_refer_data(l, i, s) < 0) {
+			free(s);
+			return -ENOMEM;
+		}
+	}
+	if (ret)
+		*ret = l;
+	return 0;
+}
+
+int ctl_print_list(FILE *f, const CtlMount *m, size_t n, const int *cols, size_t n_cols,
+		   unsigned flags)
+{
+	_cleanup_(table_unrefp) struct libscols_table *t = new_table(f, "mounts", cols, n_cols, -1, flags);
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		r = add_line(t, NULL, &m[i], cols, n_cols, NULL);
+		if (r < 0)
+			return r;
+	}
+	return scols_print_table(t) < 0 ? -EIO : 0;
+}
+
+/* ---- trees ---- */
+
+static uint64_t uid(const CtlMount *m)
+{
+	return m->v[MW_FIELD_UNIQUE_ID].u;
+}
+
+static uint64_t parent_uid(const CtlMount *m)
+{
+	return m->v[MW_FIELD_PARENT_UNIQUE_ID].u;
+}
+
+static int cmp_parent(const void *a, const void *b)
+{
+	uint64_t x = parent_uid(a), y = parent_uid(b);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return cmp_point(a, b);
+}
+
+/* Children of id: a contiguous range once sorted by parent. */
+static size_t children(const CtlMount *m, size_t n, uint64_t id, size_t *first)
+{
+	size_t lo = 0, hi = n, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (parent_uid(&m[mid]) < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < n && parent_uid(&m[end]) == id; end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
+static const CtlMount *find(const CtlMount *m, size_t n, uint64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (uid(&m[i]) == id)
+			return &m[i];
+	return NULL;
+}
+
+typedef struct Tree {
+	struct libscols_table *table;
+	const CtlMount *m;
+	size_t n;
+	const int *cols;
+	size_t n_cols;
+} Tree;
+
+static int add_subtree(Tree *t, struct libscols_line *parent, const CtlMount *mount, unsigned depth)
+{
+	struct libscols_line *line;
+	size_t first, k;
+	int r;
+
+	r = add_line(t->table, parent, mount, t->cols, t->n_cols, &line);
+	if (r < 0)
+		return r;
+	if (depth > 4096) /* a cycle in what the bus said: stop */
+		return 0;
+	k = children(t->m, t->n, uid(mount), &first);
+	for (size_t i = first; i < first + k; i++) {
+		if (&t->m[i] == mount) /* its own parent */
+			continue;
+		r = add_subtree(t, line, &t->m[i], depth + 1);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int ctl_print_tree(FILE *f, CtlMount *m, size_t n, uint64_t root_id, const int *cols,
+		   size_t n_cols, unsigned flags)
+{
+	_cleanup_(table_unrefp) struct libscols_table *t = NULL;
+	int tree_col = cols[0];
+	Tree tree;
+	int r;
+
+	for (size_t i = 0; i < n_cols; i++)
+		if (cols[i] == MW_FIELD_MOUNT_POINT)
+			tree_col = MW_FIELD_MOUNT_POINT;
+	qsort(m, n, sizeof(*m), cmp_parent);
+	if (root_id && !find(m, n, root_id))
+		return -ENOENT;
+	t = new_table(f, "mounts", cols, n_cols, tree_col, flags);
+	if (!t)
+		return -ENOMEM;
+	tree = (Tree){ .table = t, .m = m, .n = n, .cols = cols, .n_cols = n_cols };
+	for (size_t i = 0; i < n; i++) {
+		bool top = root_id ? uid(&m[i]) == root_id
+				   : parent_uid(&m[i]) == uid(&m[i]) || !find(m, n, parent_uid(&m[i]));
+
+		if (!top)
+			continue;
+		r = add_subtree(&tree, NULL, &m[i], 0);
+		if (r < 0)
+			return r;
+	}
+	return scols_print_table(t) < 0 ? -EIO : 0;
+}
+
+/* ---- show ---- */
+
+int ctl_print_show(FILE *f, const CtlMount *m, const int *props, size_t n_props, bool values_only,
+		   unsigned flags)
+{
+	if (flags & CTL_OUTPUT_JSON)
+		return ctl_print_list(f, m, 1, props, n_props, flags);
+	for (size_t i = 0; i < n_props; i++) {
+		_cleanup_free_ char *s = ctl_value_string(m, props[i]);
+
+		if (!s)
+			return -ENOMEM;
+		if (values_only)
+			fprintf(f, "%s\n", s);
+		else
+			fprintf(f, "%s=%s\n", mount_properties[props[i]].name, s);
+	}
+	return 0;
+}
+
+/* ---- JSON and monitor ---- */
 
 void json_string(FILE *f, const char *s)
 {
@@ -58,110 +392,70 @@ void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int cmp_point(const void *a, const void *b)
+static void json_value(FILE *f, const CtlMount *m, unsigned prop)
 {
-	const CtlMount *x = a, *y = b;
-	int r = strcmp(x->mount_point ?: "", y->mount_point ?: "");
-
-	if (r)
-		return r;
-	return x->unique_id < y->unique_id ? -1 : x->unique_id > y->unique_id;
-}
-
-void ctl_mounts_sort(CtlMount *m, size_t n)
-{
-	qsort(m, n, sizeof(*m), cmp_point);
-}
-
-void format_list(FILE *f, const CtlMount *m, size_t n)
-{
-	fprintf(f, "%-20s %-20s %-12s %-40s %s\n", "UNIQUE-ID", "PARENT", "FSTYPE", "MOUNTPOINT", "SOURCE");
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%-20" PRIu64 " %-20" PRIu64 " %-12s %-40s %s\n", m[i].unique_id,
-			m[i].parent_unique_id, m[i].fstype ?: "", m[i].mount_point ?: "", m[i].source ?: "");
-}
-
-void format_list_json(FILE *f, const CtlMount *m, size_t n)
-{
-	fputs("[", f);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%s\n  {\"unique_id\": %" PRIu64 ", \"object\": ", i ? "," : "", m[i].unique_id);
-		json_string(f, m[i].object_path);
-		fprintf(f, ", \"parent_unique_id\": %" PRIu64 ", \"mount_point\": ", m[i].parent_unique_id);
-		json_string(f, m[i].mount_point);
-		fputs(", \"fstype\": ", f);
-		json_string(f, m[i].fstype);
-		fputs(", \"source\": ", f);
-		json_string(f, m[i].source);
-		fputs("}", f);
+	switch (sig(prop)) {
+	case 's':
+		json_string(f, m->v[prop].s);
+		break;
+	case 'b':
+		fputs(m->v[prop].b ? "true" : "false", f);
+		break;
+	default:
+		fprintf(f, "%" PRIu64, m->v[prop].u);
 	}
-	fputs(n ? "\n]\n" : "]\n", f);
 }
 
-void format_show(FILE *f, const CtlMount *m)
+void ctl_print_mount_json(FILE *f, const CtlMount *m, const int *cols, size_t n_cols)
 {
-	fprintf(f, "UniqueId: %" PRIu64 "\n", m->unique_id);
-	fprintf(f, "Object: %s\n", m->object_path ?: "");
-	fprintf(f, "MountId: %u\n", m->mount_id);
-	fprintf(f, "ParentUniqueId: %" PRIu64 "\n", m->parent_unique_id);
-	fprintf(f, "ParentId: %u\n", m->parent_id);
-	fprintf(f, "MountPoint: %s\n", m->mount_point ?: "");
-	fprintf(f, "Root: %s\n", m->root ?: "");
-	fprintf(f, "Source: %s\n", m->source ?: "");
-	fprintf(f, "FsType: %s\n", m->fstype ?: "");
-	fprintf(f, "Options: %s\n", m->options ?: "");
-	fprintf(f, "SuperOptions: %s\n", m->super_options ?: "");
-	fprintf(f, "Attributes: 0x%" PRIx64 "\n", m->attributes);
-	fprintf(f, "ReadOnly: %s\n", m->read_only ? "yes" : "no");
-	fprintf(f, "Propagation: %s\n", m->propagation ?: "");
-	fprintf(f, "PeerGroup: %u\n", m->peer_group);
-	fprintf(f, "MasterGroup: %u\n", m->master_group);
-	fprintf(f, "SuperblockId: %" PRIu64 "\n", m->superblock_id);
-	fprintf(f, "Device: %s\n", m->device ?: "");
-	fprintf(f, "ChangeCount: %" PRIu64 "\n", m->change_count);
+	fputc('{', f);
+	for (size_t i = 0; i < n_cols; i++) {
+		fputs(i ? ", \"" : "\"", f);
+		for (const char *p = mount_properties[cols[i]].name; *p; p++)
+			fputc(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p, f);
+		fputs("\": ", f);
+		json_value(f, m, cols[i]);
+	}
+	fputc('}', f);
 }
 
-static void show_json_fields(FILE *f, const CtlMount *m, const char *indent)
+char *ctl_change_text(const CtlMount *old, const CtlMount *new, uint32_t mask, bool json)
 {
-	fprintf(f, "%s\"unique_id\": %" PRIu64 ",\n", indent, m->unique_id);
-	fprintf(f, "%s\"object\": ", indent);
-	json_string(f, m->object_path);
-	fprintf(f, ",\n%s\"mount_id\": %u,\n", indent, m->mount_id);
-	fprintf(f, "%s\"parent_unique_id\": %" PRIu64 ",\n", indent, m->parent_unique_id);
-	fprintf(f, "%s\"parent_id\": %u,\n", indent, m->parent_id);
-#define S(key, v)                                  \
-	fprintf(f, "%s\"" key "\": ", indent);     \
-	json_string(f, v);                         \
-	fputs(",\n", f)
-	S("mount_point", m->mount_point);
-	S("root", m->root);
-	S("source", m->source);
-	S("fstype", m->fstype);
-	S("options", m->options);
-	S("super_options", m->super_options);
-	S("propagation", m->propagation);
-	S("device", m->device);
-#undef S
-	fprintf(f, "%s\"attributes\": %" PRIu64 ",\n", indent, m->attributes);
-	fprintf(f, "%s\"read_only\": %s,\n", indent, m->read_only ? "true" : "false");
-	fprintf(f, "%s\"peer_group\": %u,\n", indent, m->peer_group);
-	fprintf(f, "%s\"master_group\": %u,\n", indent, m->master_group);
-	fprintf(f, "%s\"superblock_id\": %" PRIu64 ",\n", indent, m->superblock_id);
-	fprintf(f, "%s\"change_count\": %" PRIu64, indent, m->change_count);
-}
+	char *buf = NULL;
+	size_t size = 0;
+	bool first = true;
+	FILE *f = open_memstream(&buf, &size);
 
-void format_show_json(FILE *f, const CtlMount *m)
-{
-	fputs("{\n", f);
-	show_json_fields(f, m, "  ");
-	fputs("\n}\n", f);
-}
+	if (!f)
+		return NULL;
+	if (json)
+		fputc('{', f);
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++) {
+		_cleanup_free_ char *a = NULL, *b = NULL;
 
-int propagation_number(const char *s)
-{
-	int p = propagation_from_string(s);
-
-	return p < 0 ? MW_PROPAGATION_UNKNOWN : p;
+		if (!(mask & (1U << i)))
+			continue;
+		if (json) {
+			fprintf(f, "%s\"%s\": [", first ? "" : ", ", mount_properties[i].name);
+			json_value(f, old, i);
+			fputs(", ", f);
+			json_value(f, new, i);
+			fputc(']', f);
+		} else {
+			a = ctl_value_string(old, i);
+			b = ctl_value_string(new, i);
+			fprintf(f, "%s%s: %s -> %s", first ? "" : ", ", mount_properties[i].name, a ?: "",
+				b ?: "");
+		}
+		first = false;
+	}
+	if (json)
+		fputc('}', f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 const char *owner_change_message(const char *watched, const char *name, const char *old_owner,
@@ -175,200 +469,4 @@ const char *owner_change_message(const char *watched, const char *name, const ch
 		return "mountwatchd went away.";
 	/* A new owner, after none or replacing another: a new daemon, a new table. */
 	return "mountwatchd (re)started; events in between were not seen.";
-}
-
-/* ---- trees ---- */
-
-static int cmp_parent(const void *a, const void *b)
-{
-	const CtlMount *x = a, *y = b;
-
-	if (x->parent_unique_id != y->parent_unique_id)
-		return x->parent_unique_id < y->parent_unique_id ? -1 : 1;
-	return cmp_point(a, b);
-}
-
-/* Children of id: a contiguous range once sorted by parent. */
-static size_t children(const CtlMount *m, size_t n, uint64_t id, size_t *first)
-{
-	size_t lo = 0, hi = n, end;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m[mid].parent_unique_id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (end = lo; end < n && m[end].parent_unique_id == id; end++)
-		;
-	*first = lo;
-	return end - lo;
-}
-
-static const CtlMount *find(const CtlMount *m, size_t n, uint64_t id)
-{
-	for (size_t i = 0; i < n; i++)
-		if (m[i].unique_id == id)
-			return &m[i];
-	return NULL;
-}
-
-/* The name of a child as test-mntinfo shows it: its point relative to the parent's. */
-static const char *relative_point(const CtlMount *parent, const CtlMount *child)
-{
-	const char *p = parent->mount_point ?: "", *c = child->mount_point ?: "";
-	size_t n = strlen(p);
-
-	if (strcmp(p, "/") == 0)
-		return c[0] == '/' ? c + 1 : c;
-	if (strncmp(c, p, n) == 0 && (c[n] == '/' || c[n] == 0))
-		return c[n] == '/' ? c + n + 1 : c + n;
-	return c;
-}
-
-/*
- * DEV as test-mntinfo prints it, "%x:%x"; the Device property is "major:minor"
- * in decimal, as in mountinfo. Anything else is shown as it is.
- */
-static const char *device_hex(const char *device, char *buf, size_t size)
-{
-	unsigned major, minor;
-	int end = -1;
-
-	if (!device || sscanf(device, "%u:%u%n", &major, &minor, &end) != 2 || device[end])
-		return device ?: "";
-	snprintf(buf, size, "%x:%x", major, minor);
-	return buf;
-}
-
-static void tree_line(FILE *f, const CtlMount *m, const char *prefix, const char *name, unsigned depth)
-{
-	char dev[32];
-	int s;
-
-	fputs(prefix, f);
-	s = (int)strlen(name);
-	fputs(s ? name : "\"\"", f);
-	if (!s)
-		s = 2;
-	s += (int)depth;
-	s = s < 38 ? 38 - s : 1;
-	fprintf(f, "%*s%10u %8" PRIx64 " %2" PRIx64 " %x %5s %s\n", s, "", m->mount_id, m->change_count,
-		m->attributes, propagation_number(m->propagation), device_hex(m->device, dev, sizeof(dev)),
-		m->fstype ?: "");
-}
-
-static void tree_rec(FILE *f, const CtlMount *all, size_t n, const CtlMount *m, char *prefix,
-		     size_t prefix_len, unsigned depth)
-{
-	size_t first, k = children(all, n, m->unique_id, &first);
-
-	if (depth > 1000)
-		return;
-	for (size_t i = 0; i < k; i++) {
-		const CtlMount *c = &all[first + i];
-		bool last = i == k - 1;
-
-		if (c == m)
-			continue;
-		/* " \_ " before the child; its own children continue with " |  " or "    ". */
-		memcpy(prefix + prefix_len, " \\_ ", 5);
-		tree_line(f, c, prefix, relative_point(m, c), depth + 4);
-		memcpy(prefix + prefix_len, last ? "    " : " |  ", 5);
-		tree_rec(f, all, n, c, prefix, prefix_len + 4, depth + 4);
-		prefix[prefix_len] = 0;
-	}
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sorted unique IDs, so that finding the roots is O(n log n), not O(n^2). */
-static uint64_t *id_index(const CtlMount *m, size_t n)
-{
-	uint64_t *ids = malloc((n + 1) * sizeof(*ids));
-
-	if (!ids)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		ids[i] = m[i].unique_id;
-	qsort(ids, n, sizeof(*ids), cmp_u64);
-	return ids;
-}
-
-static bool is_root(const uint64_t *ids, size_t n, const CtlMount *x)
-{
-	return x->parent_unique_id == 0 || x->parent_unique_id == x->unique_id ||
-	       !bsearch(&x->parent_unique_id, ids, n, sizeof(*ids), cmp_u64);
-}
-
-int format_tree(FILE *f, CtlMount *m, size_t n, uint64_t root_id)
-{
-	_cleanup_free_ char *prefix = NULL;
-	_cleanup_free_ uint64_t *ids = NULL;
-
-	qsort(m, n, sizeof(*m), cmp_parent);
-	if (root_id && !find(m, n, root_id))
-		return -ENOENT;
-	prefix = calloc(1, 4 * 1024 + 8);
-	ids = id_index(m, n);
-	if (!prefix || !ids)
-		return -ENOMEM;
-	fprintf(f, "MOUNT                                 MOUNT ID   CHANGE#  AT P DEV   TYPE\n");
-	fprintf(f, "------------------------------------- ---------- -------- -- - ----- --------\n");
-	for (size_t i = 0; i < n; i++) {
-		if (root_id ? m[i].unique_id != root_id : !is_root(ids, n, &m[i]))
-			continue;
-		prefix[0] = 0;
-		tree_line(f, &m[i], "", m[i].mount_point ?: "", 0);
-		tree_rec(f, m, n, &m[i], prefix, 0, 0);
-	}
-	return 0;
-}
-
-static void tree_json_rec(FILE *f, const CtlMount *all, size_t n, const CtlMount *m, unsigned depth)
-{
-	size_t first, k = children(all, n, m->unique_id, &first), printed = 0;
-	char indent[64];
-
-	snprintf(indent, sizeof(indent), "%*s", (int)(depth > 20 ? 20 : depth) * 2 + 2, "");
-	fprintf(f, "%.*s{\n", (int)strlen(indent) - 2, indent);
-	show_json_fields(f, m, indent);
-	fprintf(f, ",\n%s\"children\": [", indent);
-	for (size_t i = 0; i < k && depth < 1000; i++) {
-		if (&all[first + i] == m)
-			continue;
-		fputs(printed++ ? ",\n" : "\n", f);
-		tree_json_rec(f, all, n, &all[first + i], depth + 1);
-	}
-	fprintf(f, "%s]\n%.*s}", printed ? "\n" : "", (int)strlen(indent) - 2, indent);
-}
-
-int format_tree_json(FILE *f, CtlMount *m, size_t n, uint64_t root_id)
-{
-	_cleanup_free_ uint64_t *ids = NULL;
-	size_t printed = 0;
-
-	qsort(m, n, sizeof(*m), cmp_parent);
-	if (root_id && !find(m, n, root_id))
-		return -ENOENT;
-	ids = id_index(m, n);
-	if (!ids)
-		return -ENOMEM;
-	fputs("[\n", f);
-	for (size_t i = 0; i < n; i++) {
-		if (root_id ? m[i].unique_id != root_id : !is_root(ids, n, &m[i]))
-			continue;
-		if (printed++)
-			fputs(",\n", f);
-		tree_json_rec(f, m, n, &m[i], 1);
-	}
-	fputs("\n]\n", f);
-	return 0;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * mountwatchctl's output: the mount records it reads from the bus and the
- * table, tree (in the style of the fsinfo samples' test-mntinfo) and JSON
- * renderings of them, and what monitor says when the daemon comes or goes.
- * Pure functions, so they are unit-tested.
+ * mountwatchctl's output: the mounts it reads from the bus, held by property
+ * (mount_properties[], the one table of the Mount properties, says each
+ * one's name and type), printed with libsmartcols as findmnt prints: list
+ * and tree tables with automatic widths, chosen columns, raw, no headings,
+ * JSON; show's Name=value lines; monitor's "what changed to what"; and what
+ * monitor says when the daemon comes or goes. No bus in here, so it is
+ * unit-tested.
  */
 #ifndef MOUNTWATCH_CTL_FORMAT_H
 #define MOUNTWATCH_CTL_FORMAT_H
@@ -12,36 +15,82 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mount-info.h"
+
+/* One property's value, typed by mount_properties[].signature. */
+typedef union CtlValue {
+	uint64_t u; /* "t", "u" */
+	char *s;    /* "s" (owned) */
+	bool b;     /* "b" */
+} CtlValue;
+
 typedef struct CtlMount {
-	uint64_t unique_id, parent_unique_id, attributes, superblock_id, change_count;
-	uint32_t mount_id, parent_id, peer_group, master_group;
-	char *object_path, *mount_point, *root, *source, *fstype, *options, *super_options;
-	char *propagation, *device;
-	bool read_only;
+	char *object_path;
+	CtlValue v[_MW_FIELD_MAX]; /* by MW_FIELD_* */
 } CtlMount;
 
 void ctl_mount_done(CtlMount *m);
 void ctl_mounts_free(CtlMount *m, size_t n);
+int ctl_mount_copy(const CtlMount *m, CtlMount *ret);
 
-/* Writes s as a JSON string (quoted, escaped). */
-void json_string(FILE *f, const char *s);
+/* Sets property prop from text as the bus would carry it; for tests. */
+int ctl_mount_set(CtlMount *m, unsigned prop, const char *value);
+
+/* The property as text ("yes"/"no" for booleans), allocated. */
+char *ctl_value_string(const CtlMount *m, unsigned prop);
 
 /* Sorts by mount point, then unique ID. */
 void ctl_mounts_sort(CtlMount *m, size_t n);
 
-void format_list(FILE *f, const CtlMount *m, size_t n);
-void format_list_json(FILE *f, const CtlMount *m, size_t n);
-void format_show(FILE *f, const CtlMount *m);
-void format_show_json(FILE *f, const CtlMount *m);
+/* A column (a Mount property) by its name in any case; -EINVAL if none. */
+int ctl_column_from_string(const char *name);
 
 /*
- * The tree below root_id (0: every mount whose parent is not in the list).
- * Sorts m (by parent, then mount point). Returns -ENOENT if root_id is absent.
+ * Parses a comma-separated column list into cols (room for
+ * _MW_FIELD_MAX); one starting with '+' is appended to the defaults.
+ * Returns the number of columns, or -EINVAL naming the bad one in *bad
+ * (pointing into list).
  */
-int format_tree(FILE *f, CtlMount *m, size_t n, uint64_t root_id);
-int format_tree_json(FILE *f, CtlMount *m, size_t n, uint64_t root_id);
+int ctl_columns_parse(const char *list, const int *defaults, size_t n_defaults, int *cols,
+		      const char **bad, size_t *bad_len);
 
-int propagation_number(const char *s);
+enum {
+	CTL_OUTPUT_RAW = 1 << 0,
+	CTL_OUTPUT_NOHEADINGS = 1 << 1,
+	CTL_OUTPUT_JSON = 1 << 2,
+};
+
+/* list: one line per mount, in the given order. */
+int ctl_print_list(FILE *f, const CtlMount *m, size_t n, const int *cols, size_t n_cols,
+		   unsigned flags);
+
+/*
+ * tree: each mount below its parent, siblings by mount point; below root_id
+ * (0: from every mount whose parent is not in m). Reorders m. -ENOENT if
+ * root_id is not in m.
+ */
+int ctl_print_tree(FILE *f, CtlMount *m, size_t n, uint64_t root_id, const int *cols,
+		   size_t n_cols, unsigned flags);
+
+/*
+ * show: "Name=value" lines for the given properties (values only if
+ * values_only); with CTL_OUTPUT_JSON the list layout with those columns.
+ */
+int ctl_print_show(FILE *f, const CtlMount *m, const int *props, size_t n_props, bool values_only,
+		   unsigned flags);
+
+/* A mount as one compact JSON object with the given columns, as the tables' JSON has it. */
+void ctl_print_mount_json(FILE *f, const CtlMount *m, const int *cols, size_t n_cols);
+
+/*
+ * What changed from old to new in the properties of mask, as
+ * "Options: rw,relatime -> ro,relatime, ReadOnly: no -> yes"; allocated.
+ * With json, as {"Options": ["rw,relatime", "ro,relatime"], ...} instead.
+ */
+char *ctl_change_text(const CtlMount *old, const CtlMount *new, uint32_t mask, bool json);
+
+/* Writes s as a JSON string (quoted, escaped). */
+void json_string(FILE *f, const char *s);
 
 /*
  * What monitor says when NameOwnerChanged(name, old_owner, new_owner)

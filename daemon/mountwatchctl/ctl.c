@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mountwatchctl: the command-line client of org.mountwatch.MountWatch1.
- * Exit codes are documented in --help so that scripts can use them.
+ * Reads from the bus here, prints through ctl-format.c (libsmartcols).
+ * Exit codes are documented in --help and mountwatchctl(1) so that scripts
+ * can use them.
  */
 #include <getopt.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <systemd/sd-bus.h>
@@ -32,34 +35,54 @@ enum {
 	EXIT_DENIED = 6,
 };
 
-static bool arg_json;
+static unsigned arg_flags; /* CTL_OUTPUT_* */
 static bool arg_no_start;
+static bool arg_value;
 static double arg_timeout = -1; /* seconds; < 0: none */
+static int arg_cols[_MW_FIELD_MAX];
+static size_t arg_n_cols;
+static int arg_props[_MW_FIELD_MAX];
+static size_t arg_n_props;
+
+/* findmnt's default columns. */
+static const int default_cols[] = { MW_FIELD_MOUNT_POINT, MW_FIELD_SOURCE, MW_FIELD_FS_TYPE,
+				    MW_FIELD_OPTIONS };
 
 static void help(void)
 {
 	printf("Usage: mountwatchctl [OPTIONS] COMMAND ...\n"
 	       "\n"
-	       "Query mountwatchd, the mount table on the system bus.\n"
+	       "Show and follow the mount table that mountwatchd keeps on the system bus.\n"
 	       "\n"
 	       "Commands:\n"
-	       "  list              All mounts: unique ID, parent, type, mount point, source\n"
-	       "  tree [PATH]       The mount tree (below the mount at PATH)\n"
-	       "  show ID|PATH      Every property of one mount (by unique ID or mount point)\n"
-	       "  monitor           Print changes as they happen, until interrupted\n"
-	       "  wait PATH         Wait until something is mounted at PATH\n"
-	       "  status            The daemon's state and counters\n"
-	       "  resync            Make the daemon resynchronise with the kernel (root)\n"
+	       "  list                All mounts, one a line\n"
+	       "  tree [ID|PATH]      The mounts as a tree (below the mount ID or at PATH)\n"
+	       "  show ID|PATH        The properties of one mount, Name=value\n"
+	       "  monitor             What changes, to what, as it happens\n"
+	       "  wait PATH           Wait until something is mounted at PATH, then show it\n"
+	       "  status              The daemon's backend and counters\n"
+	       "  resync              Make the daemon resynchronise with the kernel (root)\n"
 	       "\n"
 	       "Options:\n"
-	       "  -h --help         Show this help\n"
-	       "     --version      Show the version\n"
-	       "     --json         Print data as JSON (list, tree, show, monitor, status, resync)\n"
-	       "  -t --timeout=SEC  For wait: give up after SEC seconds (default: wait forever)\n"
-	       "     --no-start     Do not start mountwatchd through bus activation\n"
+	       "  -o --output=LIST    Columns (Mount properties, any case; +LIST adds to the default)\n"
+	       "     --output-all     Every column\n"
+	       "  -r --raw            No alignment, no tree lines; unsafe characters escaped\n"
+	       "  -n --noheadings     No header line\n"
+	       "  -J --json           JSON: {\"mounts\": [...]} for every command that prints mounts\n"
+	       "  -p --property=LIST  For show: only these properties\n"
+	       "     --value          For show: only the values\n"
+	       "  -t --timeout=SEC    For wait: give up after SEC seconds (default: wait forever)\n"
+	       "     --no-start       Do not start mountwatchd through bus activation\n"
+	       "  -h --help           Show this help\n"
+	       "     --version        Show the version\n"
 	       "\n"
+	       "Columns:");
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
+		printf("%s%s", i % 6 ? " " : "\n  ", mount_properties[i].name);
+	printf("\n\n"
 	       "Exit status: 0 success, 1 failure, 2 usage error, 3 no such mount,\n"
-	       "4 timed out, 5 mountwatchd not running or unreachable, 6 permission denied.\n");
+	       "4 timed out, 5 mountwatchd not running or unreachable, 6 permission denied.\n"
+	       "See mountwatchctl(1).\n");
 }
 
 /* Maps a failed call to a message and an exit status. */
@@ -122,77 +145,6 @@ fail:
 	return -r; /* negative exit status */
 }
 
-/* A property that a command reads from an a{sv}, and where it goes. */
-typedef struct BusProperty {
-	const char *name;
-	char type; /* 's' (char *, a copy), 'b' (bool), 'u' (uint32_t) or 't' (uint64_t) */
-	size_t offset;
-} BusProperty;
-
-/* Where each Mount property goes; the names and types are mount-info.h's table. */
-static const size_t mount_fields[_MW_FIELD_MAX] = {
-	[MW_FIELD_UNIQUE_ID] = offsetof(CtlMount, unique_id),
-	[MW_FIELD_MOUNT_ID] = offsetof(CtlMount, mount_id),
-	[MW_FIELD_PARENT_UNIQUE_ID] = offsetof(CtlMount, parent_unique_id),
-	[MW_FIELD_PARENT_ID] = offsetof(CtlMount, parent_id),
-	[MW_FIELD_MOUNT_POINT] = offsetof(CtlMount, mount_point),
-	[MW_FIELD_ROOT] = offsetof(CtlMount, root),
-	[MW_FIELD_SOURCE] = offsetof(CtlMount, source),
-	[MW_FIELD_FS_TYPE] = offsetof(CtlMount, fstype),
-	[MW_FIELD_OPTIONS] = offsetof(CtlMount, options),
-	[MW_FIELD_SUPER_OPTIONS] = offsetof(CtlMount, super_options),
-	[MW_FIELD_ATTRIBUTES] = offsetof(CtlMount, attributes),
-	[MW_FIELD_READ_ONLY] = offsetof(CtlMount, read_only),
-	[MW_FIELD_PROPAGATION] = offsetof(CtlMount, propagation),
-	[MW_FIELD_PEER_GROUP] = offsetof(CtlMount, peer_group),
-	[MW_FIELD_MASTER_GROUP] = offsetof(CtlMount, master_group),
-	[MW_FIELD_SUPERBLOCK_ID] = offsetof(CtlMount, superblock_id),
-	[MW_FIELD_DEVICE] = offsetof(CtlMount, device),
-	[MW_FIELD_CHANGE_COUNT] = offsetof(CtlMount, change_count),
-};
-
-
-/* The Manager's properties, for status. */
-typedef struct Status {
-	char *version, *backend, *watched_path;
-	uint32_t mount_count;
-	uint64_t generation, overruns, resyncs;
-} Status;
-
-static const BusProperty status_properties[] = {
-	{ "Version", 's', offsetof(Status, version) },
-	{ "Backend", 's', offsetof(Status, backend) },
-	{ "WatchedPath", 's', offsetof(Status, watched_path) },
-	{ "MountCount", 'u', offsetof(Status, mount_count) },
-	{ "Generation", 't', offsetof(Status, generation) },
-	{ "Overruns", 't', offsetof(Status, overruns) },
-	{ "Resyncs", 't', offsetof(Status, resyncs) },
-};
-
-/* Reads the variant's value (entered already) into the field p names. */
-static int read_property(sd_bus_message *reply, const BusProperty *p, void *base)
-{
-	void *field = (char *)base + p->offset;
-	const char *s;
-	int b, r;
-
-	switch (p->type) {
-	case 's':
-		r = sd_bus_message_read_basic(reply, 's', &s);
-		if (r < 0)
-			return r;
-		return free_and_strdup(field, s) < 0 ? -ENOMEM : 0;
-	case 'b':
-		r = sd_bus_message_read_basic(reply, 'b', &b);
-		if (r < 0)
-			return r;
-		*(bool *)field = b;
-		return 0;
-	default: /* 'u', 't': the field has the wire type */
-		return sd_bus_message_read_basic(reply, p->type, field);
-	}
-}
-
 /*
  * Enters the next entry of the open dict array (contents: the entry's key
  * and value types) and reads its key. Returns 0 after the last entry.
@@ -209,10 +161,56 @@ static int next_entry(sd_bus_message *reply, const char *contents, const char **
 }
 
 /*
- * Reads an a{sv} into the struct at base as the table says. A property the
- * table does not name, or one with another type, is skipped.
+ * Reads the value of an a{sv} entry (the variant is next) into property
+ * prop of m, or skips it when prop < 0 or the type is not the table's.
+ * Returns 1 if read, 0 if skipped.
  */
-static int read_properties(sd_bus_message *reply, const BusProperty *table, size_t n, void *base)
+static int read_mount_value(sd_bus_message *reply, int prop, CtlMount *m)
+{
+	const char *contents = NULL, *s;
+	char type;
+	int b, r;
+
+	r = sd_bus_message_peek_type(reply, NULL, &contents);
+	if (r < 0)
+		return r;
+	if (prop < 0 || !contents || contents[1] || contents[0] != mount_properties[prop].signature[0])
+		return sd_bus_message_skip(reply, "v") < 0 ? -EBADMSG : 0;
+	type = contents[0];
+	r = sd_bus_message_enter_container(reply, 'v', contents);
+	if (r < 0)
+		return r;
+	switch (type) {
+	case 's':
+		r = sd_bus_message_read_basic(reply, 's', &s);
+		if (r >= 0)
+			r = free_and_strdup(&m->v[prop].s, s) < 0 ? -ENOMEM : 0;
+		break;
+	case 'b':
+		r = sd_bus_message_read_basic(reply, 'b', &b);
+		m->v[prop].b = b;
+		break;
+	case 'u': {
+		uint32_t u = 0;
+
+		r = sd_bus_message_read_basic(reply, 'u', &u);
+		m->v[prop].u = u;
+		break;
+	}
+	default:
+		r = sd_bus_message_read_basic(reply, 't', &m->v[prop].u);
+	}
+	if (r < 0)
+		return r;
+	r = sd_bus_message_exit_container(reply);
+	return r < 0 ? r : 1;
+}
+
+/*
+ * Reads an a{sv} of Mount properties into m; the bit of each one read is
+ * added to *mask (if given). Properties it does not know are skipped.
+ */
+static int read_mount_props(sd_bus_message *reply, CtlMount *m, uint32_t *mask)
 {
 	const char *name;
 	int r;
@@ -221,24 +219,11 @@ static int read_properties(sd_bus_message *reply, const BusProperty *table, size
 	if (r < 0)
 		return r;
 	while ((r = next_entry(reply, "sv", &name)) > 0) {
-		const BusProperty *p = NULL;
-		const char *contents = NULL;
+		int prop = ctl_column_from_string(name);
 
-		r = sd_bus_message_peek_type(reply, NULL, &contents);
-		if (r < 0)
-			return r;
-		for (size_t i = 0; i < n && !p; i++)
-			if (streq_ptr(name, table[i].name) && contents && contents[0] == table[i].type &&
-			    !contents[1])
-				p = &table[i];
-		if (p) {
-			r = sd_bus_message_enter_container(reply, 'v', contents);
-			if (r >= 0)
-				r = read_property(reply, p, base);
-			if (r >= 0)
-				r = sd_bus_message_exit_container(reply); /* v */
-		} else
-			r = sd_bus_message_skip(reply, "v");
+		r = read_mount_value(reply, prop, m);
+		if (r > 0 && mask)
+			*mask |= 1U << prop;
 		if (r >= 0)
 			r = sd_bus_message_exit_container(reply); /* e */
 		if (r < 0)
@@ -249,14 +234,78 @@ static int read_properties(sd_bus_message *reply, const BusProperty *table, size
 	return sd_bus_message_exit_container(reply);
 }
 
-static int read_mount_props(sd_bus_message *reply, CtlMount *m)
-{
-	BusProperty props[_MW_FIELD_MAX];
+/* The Manager's properties, for status: the same reader, its own little table. */
+typedef struct Status {
+	char *version, *backend, *watched_path;
+	uint64_t mount_count, generation, overruns, resyncs;
+} Status;
 
-	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
-		props[i] = (BusProperty){ mount_properties[i].name, mount_properties[i].signature[0],
-					  mount_fields[i] };
-	return read_properties(reply, props, ELEMENTSOF(props), m);
+static int read_status(sd_bus_message *reply, Status *st)
+{
+	const char *name, *contents, *s;
+	int r;
+
+	r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+	if (r < 0)
+		return r;
+	while ((r = next_entry(reply, "sv", &name)) > 0) {
+		char **str = streq_ptr(name, "Version")       ? &st->version
+			     : streq_ptr(name, "Backend")     ? &st->backend
+			     : streq_ptr(name, "WatchedPath") ? &st->watched_path
+							      : NULL;
+		uint64_t *num = streq_ptr(name, "MountCount")   ? &st->mount_count
+				: streq_ptr(name, "Generation") ? &st->generation
+				: streq_ptr(name, "Overruns")   ? &st->overruns
+				: streq_ptr(name, "Resyncs")    ? &st->resyncs
+								: NULL;
+
+		r = sd_bus_message_peek_type(reply, NULL, &contents);
+		if (r < 0)
+			return r;
+		if ((str && streq_ptr(contents, "s")) || (num && (streq_ptr(contents, "t") ||
+								  streq_ptr(contents, "u")))) {
+			r = sd_bus_message_enter_container(reply, 'v', contents);
+			if (r >= 0 && str) {
+				r = sd_bus_message_read_basic(reply, 's', &s);
+				if (r >= 0 && free_and_strdup(str, s) < 0)
+					r = -ENOMEM;
+			} else if (r >= 0 && contents[0] == 'u') {
+				uint32_t u = 0;
+
+				r = sd_bus_message_read_basic(reply, 'u', &u);
+				*num = u;
+			} else if (r >= 0)
+				r = sd_bus_message_read_basic(reply, 't', num);
+			if (r >= 0)
+				r = sd_bus_message_exit_container(reply);
+		} else
+			r = sd_bus_message_skip(reply, "v");
+		if (r >= 0)
+			r = sd_bus_message_exit_container(reply);
+		if (r < 0)
+			return r;
+	}
+	if (r < 0)
+		return r;
+	return sd_bus_message_exit_container(reply);
+}
+
+/* Appends an empty mount with object path path to *l. */
+static CtlMount *append(CtlMount **l, size_t *n, size_t *allocated, const char *path)
+{
+	if (*n == *allocated) {
+		size_t a = *allocated ? *allocated * 2 : 64;
+		CtlMount *t = realloc(*l, a * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		*l = t;
+		*allocated = a;
+	}
+	(*l)[*n] = (CtlMount){ .object_path = strdup(path) };
+	if (!(*l)[*n].object_path)
+		return NULL;
+	return &(*l)[(*n)++];
 }
 
 /* Every mount with every property, from one GetManagedObjects call. */
@@ -281,21 +330,9 @@ static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 			goto bad;
 		while ((r = next_entry(reply, "sa{sv}", &iface)) > 0) {
 			if (streq_ptr(iface, MW_MOUNT_IFACE)) {
-				if (n == allocated) {
-					CtlMount *t;
+				CtlMount *m = append(&l, &n, &allocated, path);
 
-					allocated = allocated ? allocated * 2 : 64;
-					t = realloc(l, allocated * sizeof(*t));
-					if (!t) {
-						r = -ENOMEM;
-						goto bad;
-					}
-					l = t;
-				}
-				l[n] = (CtlMount){};
-				l[n].object_path = strdup(path);
-				n++;
-				r = read_mount_props(reply, &l[n - 1]);
+				r = m ? read_mount_props(reply, m, NULL) : -ENOMEM;
 			} else
 				r = sd_bus_message_skip(reply, "a{sv}");
 			if (r < 0)
@@ -334,10 +371,10 @@ static int get_mount(sd_bus *bus, const char *object, CtlMount *ret)
 	if (r < 0)
 		return r;
 	m.object_path = strdup(object);
-	r = read_mount_props(reply, &m);
-	if (r < 0 || !m.object_path) {
+	r = m.object_path ? read_mount_props(reply, &m, NULL) : -ENOMEM;
+	if (r < 0) {
 		ctl_mount_done(&m);
-		fprintf(stderr, "Failed to parse the mount's properties: %s\n", strerror(r < 0 ? -r : ENOMEM));
+		fprintf(stderr, "Failed to parse the mount's properties: %s\n", strerror(-r));
 		return -EXIT_FAIL;
 	}
 	*ret = m;
@@ -353,13 +390,14 @@ static int resolve(sd_bus *bus, const char *arg, char **ret)
 	int r;
 
 	if (parse_u64(arg, &id) >= 0)
-		r = call(bus, "look up the mount", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "GetMount", "t", id);
+		r = call(bus, "look up the mount", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "GetMount",
+			 "t", id);
 	else if (arg[0] == '/') {
 		_cleanup_free_ char *abs = realpath(arg, NULL);
 
 		/* Follow symlinks where the path exists, as findmnt does. */
-		r = call(bus, "look up the mount", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "GetMountByPath",
-			 "s", abs ?: arg);
+		r = call(bus, "look up the mount", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE,
+			 "GetMountByPath", "s", abs ?: arg);
 	} else {
 		fprintf(stderr, "Not a unique mount ID or an absolute path: %s\n", arg);
 		return -EXIT_USAGE;
@@ -372,6 +410,15 @@ static int resolve(sd_bus *bus, const char *arg, char **ret)
 	return 0;
 }
 
+static int printed(int r)
+{
+	if (r < 0) {
+		fprintf(stderr, "Failed to print: %s\n", strerror(-r));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 static int cmd_list(sd_bus *bus, int argc, char **argv)
 {
 	CtlMount *m;
@@ -382,12 +429,9 @@ static int cmd_list(sd_bus *bus, int argc, char **argv)
 	if (r < 0)
 		return -r;
 	ctl_mounts_sort(m, n);
-	if (arg_json)
-		format_list_json(stdout, m, n);
-	else
-		format_list(stdout, m, n);
+	r = ctl_print_list(stdout, m, n, arg_cols, arg_n_cols, arg_flags);
 	ctl_mounts_free(m, n);
-	return EXIT_OK;
+	return printed(r);
 }
 
 static int cmd_tree(sd_bus *bus, int argc, char **argv)
@@ -399,7 +443,7 @@ static int cmd_tree(sd_bus *bus, int argc, char **argv)
 	int r;
 
 	if (argc > 2) {
-		fprintf(stderr, "tree takes at most one PATH.\n");
+		fprintf(stderr, "tree takes at most one unique ID or PATH.\n");
 		return EXIT_USAGE;
 	}
 	if (argc == 2) {
@@ -411,19 +455,19 @@ static int cmd_tree(sd_bus *bus, int argc, char **argv)
 		r = get_mount(bus, object, &top);
 		if (r < 0)
 			return -r;
-		root = top.unique_id;
+		root = top.v[MW_FIELD_UNIQUE_ID].u;
 		ctl_mount_done(&top);
 	}
 	r = get_all_mounts(bus, &m, &n);
 	if (r < 0)
 		return -r;
-	r = arg_json ? format_tree_json(stdout, m, n, root) : format_tree(stdout, m, n, root);
+	r = ctl_print_tree(stdout, m, n, root, arg_cols, arg_n_cols, arg_flags);
 	ctl_mounts_free(m, n);
 	if (r == -ENOENT) {
 		fprintf(stderr, "The mount at %s went away.\n", argv[1]);
 		return EXIT_NO_SUCH_MOUNT;
 	}
-	return r < 0 ? EXIT_FAIL : EXIT_OK;
+	return printed(r);
 }
 
 static int cmd_show(sd_bus *bus, int argc, char **argv)
@@ -442,12 +486,9 @@ static int cmd_show(sd_bus *bus, int argc, char **argv)
 	r = get_mount(bus, object, &m);
 	if (r < 0)
 		return -r;
-	if (arg_json)
-		format_show_json(stdout, &m);
-	else
-		format_show(stdout, &m);
+	r = ctl_print_show(stdout, &m, arg_props, arg_n_props, arg_value, arg_flags);
 	ctl_mount_done(&m);
-	return EXIT_OK;
+	return printed(r);
 }
 
 static int cmd_wait(sd_bus *bus, int argc, char **argv)
@@ -480,12 +521,9 @@ static int cmd_wait(sd_bus *bus, int argc, char **argv)
 	r = get_mount(bus, object, &m);
 	if (r < 0)
 		return -r;
-	if (arg_json)
-		format_show_json(stdout, &m);
-	else
-		printf("%s %" PRIu64 " %s %s\n", m.mount_point, m.unique_id, m.fstype, m.source);
+	r = ctl_print_list(stdout, &m, 1, arg_cols, arg_n_cols, arg_flags);
 	ctl_mount_done(&m);
-	return EXIT_OK;
+	return printed(r);
 }
 
 static int cmd_status(sd_bus *bus, int argc, char **argv)
@@ -494,29 +532,30 @@ static int cmd_status(sd_bus *bus, int argc, char **argv)
 	Status st = {};
 	int r;
 
-	r = call(bus, "read the daemon's status", &reply, 0, MW_MANAGER_PATH, "org.freedesktop.DBus.Properties",
-		 "GetAll", "s", MW_MANAGER_IFACE);
+	r = call(bus, "read the daemon's status", &reply, 0, MW_MANAGER_PATH,
+		 "org.freedesktop.DBus.Properties", "GetAll", "s", MW_MANAGER_IFACE);
 	if (r < 0)
 		return -r;
-	r = read_properties(reply, status_properties, ELEMENTSOF(status_properties), &st);
+	r = read_status(reply, &st);
 	if (r < 0) {
 		fprintf(stderr, "Failed to parse the daemon's status: %s\n", strerror(-r));
 		r = EXIT_FAIL;
-	} else if (arg_json) {
-		printf("{\"version\": ");
+	} else if (arg_flags & CTL_OUTPUT_JSON) {
+		printf("{\n   \"status\": [\n      {\"version\": ");
 		json_string(stdout, st.version);
 		printf(", \"backend\": ");
 		json_string(stdout, st.backend);
-		printf(", \"watched_path\": ");
+		printf(", \"watchedpath\": ");
 		json_string(stdout, st.watched_path);
-		printf(", \"mount_count\": %u, \"generation\": %" PRIu64 ", \"overruns\": %" PRIu64
-		       ", \"resyncs\": %" PRIu64 "}\n", st.mount_count, st.generation, st.overruns, st.resyncs);
+		printf(", \"mountcount\": %" PRIu64 ", \"generation\": %" PRIu64 ", \"overruns\": %" PRIu64
+		       ", \"resyncs\": %" PRIu64 "}\n   ]\n}\n", st.mount_count, st.generation, st.overruns,
+		       st.resyncs);
 		r = EXIT_OK;
 	} else {
-		printf("Version: %s\nBackend: %s\nWatchedPath: %s\nMountCount: %u\nGeneration: %" PRIu64
-		       "\nOverruns: %" PRIu64 "\nResyncs: %" PRIu64 "\n",
-		       st.version ?: "", st.backend ?: "", st.watched_path ?: "", st.mount_count, st.generation,
-		       st.overruns, st.resyncs);
+		printf("Version: %s\nBackend: %s\nWatchedPath: %s\nMountCount: %" PRIu64
+		       "\nGeneration: %" PRIu64 "\nOverruns: %" PRIu64 "\nResyncs: %" PRIu64 "\n",
+		       st.version ?: "", st.backend ?: "", st.watched_path ?: "", st.mount_count,
+		       st.generation, st.overruns, st.resyncs);
 		r = EXIT_OK;
 	}
 	free(st.version);
@@ -537,7 +576,7 @@ static int cmd_resync(sd_bus *bus, int argc, char **argv)
 	r = sd_bus_message_read(reply, "uuu", &added, &removed, &changed);
 	if (r < 0)
 		return EXIT_FAIL;
-	if (arg_json)
+	if (arg_flags & CTL_OUTPUT_JSON)
 		printf("{\"added\": %u, \"removed\": %u, \"changed\": %u}\n", added, removed, changed);
 	else
 		printf("Resynchronised: %u added, %u removed, %u changed.\n", added, removed, changed);
@@ -546,68 +585,164 @@ static int cmd_resync(sd_bus *bus, int argc, char **argv)
 
 /* ---- monitor ---- */
 
-static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/*
+ * What monitor knows of every mount, to say what changed from what: filled
+ * from GetManagedObjects and InterfacesAdded, updated from
+ * PropertiesChanged (which the daemon sends before its MountChanged).
+ */
+typedef struct Monitor {
+	CtlMount *mounts;
+	size_t n, allocated;
+	/* The last PropertiesChanged: its object, the values before, what changed. */
+	char *changed_path;
+	CtlMount before;
+	uint32_t changed_mask;
+} Monitor;
+
+static CtlMount *monitor_find(Monitor *mon, const char *path)
 {
-	const char *member = sd_bus_message_get_member(m);
+	for (size_t i = 0; i < mon->n; i++)
+		if (streq_ptr(mon->mounts[i].object_path, path))
+			return &mon->mounts[i];
+	return NULL;
+}
+
+static void monitor_forget(Monitor *mon, CtlMount *m)
+{
+	ctl_mount_done(m);
+	*m = mon->mounts[--mon->n];
+}
+
+static void monitor_line(uint64_t generation, const char *event, const CtlMount *m, const char *what,
+			 const char *json_changes)
+{
+	if (arg_flags & CTL_OUTPUT_JSON) {
+		printf("{\"generation\": %" PRIu64 ", \"event\": \"%s\"", generation, event);
+		if (m) {
+			printf(", \"mount\": ");
+			ctl_print_mount_json(stdout, m, arg_cols, arg_n_cols);
+		}
+		if (json_changes)
+			printf(", \"changed\": %s", json_changes);
+		printf("}\n");
+	} else
+		printf("%-7" PRIu64 " %-9s %s%s%s\n", generation, event,
+		       m ? m->v[MW_FIELD_MOUNT_POINT].s ?: "" : "", what && *what ? "   " : "", what ?: "");
+	fflush(stdout);
+}
+
+static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	Monitor *mon = userdata;
+	const char *member = sd_bus_message_get_member(msg);
 	uint64_t id, generation;
 	const char *object, *point;
-	int r;
+	CtlMount *m, gone = {};
 
 	if (streq_ptr(member, "MountAdded") || streq_ptr(member, "MountRemoved")) {
-		r = sd_bus_message_read(m, "tost", &id, &object, &point, &generation);
-		if (r < 0)
-			return 0;
-		if (arg_json) {
-			printf("{\"event\": \"%s\", \"generation\": %" PRIu64 ", \"unique_id\": %" PRIu64
-			       ", \"mount_point\": ", member[5] == 'A' ? "added" : "removed", generation, id);
-			json_string(stdout, point);
-			printf("}\n");
-		} else
-			printf("%-8" PRIu64 " %-8s %" PRIu64 " %s\n", generation,
-			       member[5] == 'A' ? "added" : "removed", id, point);
-	} else if (streq_ptr(member, "MountChanged")) {
-		const char *prop;
-		bool first = true;
+		bool added = member[5] == 'A';
+		_cleanup_free_ char *what = NULL;
 
-		r = sd_bus_message_read(m, "to", &id, &object);
-		if (r < 0)
+		if (sd_bus_message_read(msg, "tost", &id, &object, &point, &generation) < 0)
 			return 0;
-		r = sd_bus_message_enter_container(m, 'a', "s");
-		if (r < 0)
-			return 0;
-		if (arg_json)
-			printf("{\"event\": \"changed\", \"unique_id\": %" PRIu64 ", \"properties\": [", id);
-		else
-			printf("%-8s %-8s %" PRIu64 " ", "", "changed", id);
-		while (sd_bus_message_read(m, "s", &prop) > 0) {
-			if (arg_json) {
-				printf("%s", first ? "" : ", ");
-				json_string(stdout, prop);
-			} else
-				printf("%s%s", first ? "" : ",", prop);
-			first = false;
+		m = monitor_find(mon, object);
+		if (!m) { /* not seen in InterfacesAdded: what the signal says */
+			m = &gone;
+			gone.v[MW_FIELD_UNIQUE_ID].u = id;
+			gone.v[MW_FIELD_MOUNT_POINT].s = strdup(point);
 		}
-		(void)sd_bus_message_exit_container(m);
-		if (sd_bus_message_read(m, "t", &generation) < 0)
-			generation = 0;
-		if (arg_json)
-			printf("], \"generation\": %" PRIu64 "}\n", generation);
-		else
-			printf(" (generation %" PRIu64 ")\n", generation);
+		if (added && m != &gone && asprintf(&what, "%s %s %s", m->v[MW_FIELD_FS_TYPE].s ?: "",
+						    m->v[MW_FIELD_SOURCE].s ?: "",
+						    m->v[MW_FIELD_OPTIONS].s ?: "") < 0)
+			what = NULL;
+		monitor_line(generation, added ? "added" : "removed", m, what, NULL);
+		if (!added && m != &gone)
+			monitor_forget(mon, m);
+		ctl_mount_done(&gone);
+	} else if (streq_ptr(member, "MountChanged")) {
+		_cleanup_free_ char *what = NULL, *json = NULL;
+		uint32_t mask = 0;
+		const char *prop;
+
+		if (sd_bus_message_read(msg, "to", &id, &object) < 0 ||
+		    sd_bus_message_enter_container(msg, 'a', "s") < 0)
+			return 0;
+		while (sd_bus_message_read(msg, "s", &prop) > 0) {
+			int p = ctl_column_from_string(prop);
+
+			if (p >= 0)
+				mask |= 1U << p;
+		}
+		if (sd_bus_message_exit_container(msg) < 0 || sd_bus_message_read(msg, "t", &generation) < 0)
+			return 0;
+		m = monitor_find(mon, object);
+		if (m && streq_ptr(mon->changed_path, object)) {
+			/* The values came in PropertiesChanged just before: old -> new. */
+			what = ctl_change_text(&mon->before, m, mask & mon->changed_mask, false);
+			json = ctl_change_text(&mon->before, m, mask & mon->changed_mask, true);
+		}
+		monitor_line(generation, "changed", m, what, json ?: "{}");
 	} else if (streq_ptr(member, "Resynced")) {
 		uint32_t a, rm, c;
+		char what[128];
 
-		r = sd_bus_message_read(m, "tuuu", &generation, &a, &rm, &c);
-		if (r < 0)
+		if (sd_bus_message_read(msg, "tuuu", &generation, &a, &rm, &c) < 0)
 			return 0;
-		if (arg_json)
-			printf("{\"event\": \"resynced\", \"generation\": %" PRIu64
-			       ", \"added\": %u, \"removed\": %u, \"changed\": %u}\n", generation, a, rm, c);
-		else
-			printf("%-8" PRIu64 " %-8s %u added, %u removed, %u changed\n", generation, "resynced",
-			       a, rm, c);
+		if (arg_flags & CTL_OUTPUT_JSON) {
+			printf("{\"generation\": %" PRIu64 ", \"event\": \"resynced\", \"added\": %u, "
+			       "\"removed\": %u, \"changed\": %u}\n", generation, a, rm, c);
+			fflush(stdout);
+		} else {
+			snprintf(what, sizeof(what), "%u added, %u removed, %u changed", a, rm, c);
+			printf("%-7" PRIu64 " %-9s %s\n", generation, "resynced", what);
+			fflush(stdout);
+		}
 	}
-	fflush(stdout);
+	return 0;
+}
+
+/* InterfacesAdded: a new mount, all its properties. */
+static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	Monitor *mon = userdata;
+	const char *object, *iface;
+
+	if (sd_bus_message_read(msg, "o", &object) < 0 ||
+	    sd_bus_message_enter_container(msg, 'a', "{sa{sv}}") < 0)
+		return 0;
+	while (next_entry(msg, "sa{sv}", &iface) > 0) {
+		if (streq_ptr(iface, MW_MOUNT_IFACE)) {
+			CtlMount *m = monitor_find(mon, object);
+
+			if (!m)
+				m = append(&mon->mounts, &mon->n, &mon->allocated, object);
+			if (!m || read_mount_props(msg, m, NULL) < 0)
+				return 0;
+		} else if (sd_bus_message_skip(msg, "a{sv}") < 0)
+			return 0;
+		if (sd_bus_message_exit_container(msg) < 0)
+			return 0;
+	}
+	return 0;
+}
+
+/* PropertiesChanged of a mount: keep the values before, apply the new ones. */
+static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	Monitor *mon = userdata;
+	const char *iface, *object = sd_bus_message_get_path(msg);
+	CtlMount *m = monitor_find(mon, object);
+
+	if (!m || sd_bus_message_read(msg, "s", &iface) < 0 || !streq_ptr(iface, MW_MOUNT_IFACE))
+		return 0;
+	ctl_mount_done(&mon->before);
+	free(mon->changed_path);
+	mon->changed_path = NULL;
+	mon->changed_mask = 0;
+	if (ctl_mount_copy(m, &mon->before) < 0)
+		return 0;
+	if (read_mount_props(msg, m, &mon->changed_mask) >= 0)
+		mon->changed_path = strdup(object);
 	return 0;
 }
 
@@ -626,22 +761,33 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *err
 static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 {
 	_cleanup_(sd_event_unrefp) sd_event *event = NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	Monitor mon = {};
 	int r;
 
-	r = sd_bus_match_signal(bus, NULL, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, NULL, on_signal, NULL);
+	r = sd_bus_match_signal(bus, NULL, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, NULL, on_signal,
+				&mon);
+	if (r >= 0)
+		r = sd_bus_match_signal(bus, NULL, MW_BUS_NAME, MW_MANAGER_PATH,
+					"org.freedesktop.DBus.ObjectManager", "InterfacesAdded",
+					on_interfaces_added, &mon);
+	if (r >= 0)
+		r = sd_bus_add_match(bus, NULL,
+				     "type='signal',sender='" MW_BUS_NAME "',path_namespace='" MW_MOUNT_PREFIX
+				     "',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'",
+				     on_properties_changed, &mon);
 	if (r >= 0)
 		r = sd_bus_add_match(bus, NULL, OWNER_MATCH, on_owner_changed, NULL);
 	if (r < 0) {
 		fprintf(stderr, "Failed to subscribe to signals: %s\n", strerror(-r));
 		return EXIT_FAIL;
 	}
-	/* Subscribed first, then make sure the daemon is there (and started). */
-	r = call(bus, "reach mountwatchd", &reply, 0, MW_MANAGER_PATH, "org.freedesktop.DBus.Peer", "Ping", NULL);
+	/* Subscribed first, then what the mounts are now (and the daemon started). */
+	r = get_all_mounts(bus, &mon.mounts, &mon.n);
 	if (r < 0)
 		return -r;
-	if (!arg_json) {
-		printf("%-8s %-8s %s\n", "GEN", "EVENT", "UNIQUE-ID MOUNTPOINT|PROPERTIES");
+	mon.allocated = mon.n;
+	if (!(arg_flags & (CTL_OUTPUT_JSON | CTL_OUTPUT_NOHEADINGS))) {
+		printf("%-7s %-9s %s   %s\n", "GEN", "EVENT", "MOUNTPOINT", "CHANGE");
 		fflush(stdout);
 	}
 	r = sd_event_default(&event);
@@ -660,6 +806,9 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 	}
 	if (r >= 0)
 		r = sd_event_loop(event);
+	ctl_mounts_free(mon.mounts, mon.n);
+	ctl_mount_done(&mon.before);
+	free(mon.changed_path);
 	if (r < 0) {
 		fprintf(stderr, "Failed to run the monitor: %s\n", strerror(-r));
 		return EXIT_FAIL;
@@ -667,21 +816,45 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* -o, -p: a column list, or a usage error naming the bad column. */
+static int parse_columns(const char *option, const char *list, const int *defaults, size_t n_defaults,
+			 int *cols, size_t *n)
+{
+	const char *bad;
+	size_t bad_len;
+	int r = ctl_columns_parse(list, defaults, n_defaults, cols, &bad, &bad_len);
+
+	if (r < 0) {
+		fprintf(stderr, "%s: unknown column \"%.*s\". Columns: the Mount properties "
+			"(mountwatchctl --help).\n", option, (int)bad_len, bad);
+		return -EXIT_USAGE;
+	}
+	*n = (size_t)r;
+	return 0;
+}
+
 int main(int argc, char *argv[])
 {
 	static const struct {
 		const char *name;
 		int (*run)(sd_bus *bus, int argc, char **argv);
+		int max_args;
 	} commands[] = {
-		{ "list", cmd_list },     { "tree", cmd_tree },     { "show", cmd_show },
-		{ "monitor", cmd_monitor }, { "wait", cmd_wait },   { "status", cmd_status },
-		{ "resync", cmd_resync },
+		{ "list", cmd_list, 0 },       { "tree", cmd_tree, 1 },     { "show", cmd_show, 1 },
+		{ "monitor", cmd_monitor, 0 }, { "wait", cmd_wait, 1 },     { "status", cmd_status, 0 },
+		{ "resync", cmd_resync, 0 },
 	};
-	enum { ARG_VERSION = 0x100, ARG_JSON, ARG_NO_START };
+	enum { ARG_VERSION = 0x100, ARG_NO_START, ARG_OUTPUT_ALL, ARG_VALUE };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
-		{ "json", no_argument, NULL, ARG_JSON },
+		{ "output", required_argument, NULL, 'o' },
+		{ "output-all", no_argument, NULL, ARG_OUTPUT_ALL },
+		{ "raw", no_argument, NULL, 'r' },
+		{ "noheadings", no_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "property", required_argument, NULL, 'p' },
+		{ "value", no_argument, NULL, ARG_VALUE },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "no-start", no_argument, NULL, ARG_NO_START },
 		{}
@@ -690,7 +863,15 @@ int main(int argc, char *argv[])
 	char *end;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "ht:", options, NULL)) >= 0) {
+	setlocale(LC_ALL, ""); /* libsmartcols draws tree lines in UTF-8 where the locale allows */
+	memcpy(arg_cols, default_cols, sizeof(default_cols));
+	arg_n_cols = ELEMENTSOF(default_cols);
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
+		arg_props[i] = (int)i;
+	arg_n_props = _MW_FIELD_MAX;
+
+	/* Options may come before or after the command (getopt moves the arguments last). */
+	while ((c = getopt_long(argc, argv, "ho:rnJp:t:", options, NULL)) >= 0) {
 		switch (c) {
 		case 'h':
 			help();
@@ -698,8 +879,33 @@ int main(int argc, char *argv[])
 		case ARG_VERSION:
 			printf("mountwatchctl %s\n", MOUNTWATCH_VERSION);
 			return EXIT_OK;
-		case ARG_JSON:
-			arg_json = true;
+		case 'o':
+			r = parse_columns("--output", optarg, default_cols, ELEMENTSOF(default_cols), arg_cols,
+					  &arg_n_cols);
+			if (r < 0)
+				return -r;
+			break;
+		case ARG_OUTPUT_ALL:
+			for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
+				arg_cols[i] = (int)i;
+			arg_n_cols = _MW_FIELD_MAX;
+			break;
+		case 'r':
+			arg_flags |= CTL_OUTPUT_RAW;
+			break;
+		case 'n':
+			arg_flags |= CTL_OUTPUT_NOHEADINGS;
+			break;
+		case 'J':
+			arg_flags |= CTL_OUTPUT_JSON;
+			break;
+		case 'p':
+			r = parse_columns("--property", optarg, NULL, 0, arg_props, &arg_n_props);
+			if (r < 0)
+				return -r;
+			break;
+		case ARG_VALUE:
+			arg_value = true;
 			break;
 		case ARG_NO_START:
 			arg_no_start = true;
@@ -725,9 +931,9 @@ int main(int argc, char *argv[])
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
 		if (!streq_ptr(argv[optind], commands[i].name))
 			continue;
-		if (commands[i].run != cmd_tree && commands[i].run != cmd_show &&
-		    commands[i].run != cmd_wait && argc - optind > 1) {
-			fprintf(stderr, "%s takes no arguments.\n", commands[i].name);
+		if (argc - optind - 1 > commands[i].max_args) {
+			fprintf(stderr, "%s takes %s.\n", commands[i].name,
+				commands[i].max_args ? "one argument" : "no arguments");
 			return EXIT_USAGE;
 		}
 		r = sd_bus_open_system(&bus);

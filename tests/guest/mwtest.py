@@ -1,0 +1,240 @@
+"""
+What the Python guest tests share: TAP output, the D-Bus calls they make to
+mountwatchd (busctl, gdbus), /proc/self/mountinfo parsed into the daemon's
+Mount properties and compared with its table, and the mount storms below
+TOP. Installed beside the tests (/usr/libexec/mountwatch/tests/); a test
+imports it with its own directory on sys.path.
+"""
+import ctypes, errno, json, os, re, signal, subprocess, time
+
+BUS = "org.mountwatch.MountWatch1"
+PATH = "/org/mountwatch/MountWatch1"
+MGR = "org.mountwatch.MountWatch1.Manager"
+MNT = "org.mountwatch.MountWatch1.Mount"
+CONF = "/etc/mountwatch/mountwatchd.conf"
+SYS_FSINFO = 491
+
+# TAP, from tests/tap.py (installed beside this module).
+from tap import finish, ok, skip  # noqa: F401 (re-exported for the tests)
+
+
+TESTS = []
+
+
+def test(f):
+    """Decorator: f is a group of cases, run in order by run_tests."""
+    TESTS.append(f)
+    return f
+
+
+def run_groups(groups):
+    """Runs each group; one that raises is one failure and the rest still run."""
+    for g in groups:
+        try:
+            g()
+        except Exception as e:
+            ok(False, "%s ran to the end" % g.__name__, repr(e))
+
+
+def run_tests(groups, without_kernel=None):
+    """
+    run_groups(groups), or on a kernel without fsinfo(2) every group skipped,
+    after without_kernel() if given (the one check that makes sense there).
+    Returns the exit status.
+    """
+    if not kernel_support():
+        if without_kernel:
+            without_kernel()
+        for g in groups:
+            skip(g.__name__, "this kernel has no fsinfo(2) (ENOSYS)")
+    else:
+        run_groups(groups)
+    return finish()
+
+
+def kernel_support():
+    r = libc.syscall(ctypes.c_long(SYS_FSINFO), ctypes.c_int(-100), ctypes.c_char_p(b"/"), None,
+                     ctypes.c_size_t(0), None, ctypes.c_size_t(0))
+    return not (r == -1 and ctypes.get_errno() == errno.ENOSYS)
+
+
+# Processes and the bus.
+
+def run(*args, check=False, timeout=60, user=None, input=None):
+    if user:
+        args = ("runuser", "-u", user, "--") + args
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, input=input)
+    if check and p.returncode != 0:
+        raise RuntimeError("%s: %s" % (" ".join(args), p.stderr.strip()))
+    return p
+
+
+def busctl(*args, user=None, timeout=60):
+    return run("busctl", "--json=short", *args, user=user, timeout=timeout)
+
+
+def call(member, sig="", *args, user=None):
+    """A Manager method by busctl: (the process, the reply's data or None)."""
+    p = busctl("call", BUS, PATH, MGR, member, *([sig] + [str(a) for a in args] if sig else []), user=user)
+    return p, (json.loads(p.stdout)["data"] if p.returncode == 0 and p.stdout.strip() else None)
+
+
+def gdbus(member, *args, timeout=60):
+    """gdbus prints the D-Bus error name, which busctl does not."""
+    return run("gdbus", "call", "--system", "--dest", BUS, "--object-path", PATH, "--method",
+               MGR + "." + member, *[str(a) for a in args], timeout=timeout)
+
+
+def prop(name, iface=MGR, path=PATH):
+    p = busctl("get-property", BUS, path, iface, name)
+    return json.loads(p.stdout)["data"] if p.returncode == 0 else None
+
+
+def main_pid():
+    return int(run("systemctl", "show", "-P", "MainPID", "mountwatchd").stdout.strip() or 0)
+
+
+def journal_since(since):
+    return run("journalctl", "-u", "mountwatchd", "--no-pager", "-o", "cat", "--since", since).stdout
+
+
+def monitor():
+    """
+    busctl monitor of the Manager's signals, into a file: a pipe that nobody
+    reads during a storm would fill, block busctl, and lose signals.
+    """
+    f = open("/run/mw-monitor-%d.json" % os.getpid(), "w+")
+    p = subprocess.Popen(["stdbuf", "-oL", "busctl", "monitor", "--json=short",
+                          "--match=type='signal',sender='%s',interface='%s'" % (BUS, MGR)],
+                         stdout=f, stderr=subprocess.DEVNULL, text=True)
+    return p, f
+
+
+def stop_monitor(p, f):
+    """Stops a monitor(); what it saw, one JSON message a line."""
+    p.send_signal(signal.SIGINT)
+    p.wait(timeout=20)
+    f.seek(0)
+    out = f.read()
+    f.close()
+    os.unlink(f.name)
+    return out
+
+
+# The mount table, as the kernel and as the daemon see it.
+
+def unescape(s):
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), s)
+
+
+def mountinfo():
+    """/proc/self/mountinfo as {mount ID: the daemon's Mount properties}."""
+    res = {}
+    for line in open("/proc/self/mountinfo"):
+        f = line.split()
+        i = f.index("-")
+        propagation = "private"
+        peer = master = 0
+        for o in f[6:i]:
+            if o.startswith("shared:"):
+                peer = int(o[7:])
+            elif o.startswith("master:"):
+                master = int(o[7:])
+            elif o == "unbindable":
+                propagation = "unbindable"
+        if propagation != "unbindable":
+            propagation = "shared" if peer else ("slave" if master else "private")
+        res[int(f[0])] = dict(ParentId=int(f[1]), Device=f[2], Root=unescape(f[3]),
+                              MountPoint=unescape(f[4]), Options=f[5], FsType=f[i + 1].split(".")[0],
+                              Source=unescape(f[i + 2]), SuperOptions=f[i + 3],
+                              Propagation=propagation, PeerGroup=peer, MasterGroup=master)
+    return res
+
+
+def daemon_mounts():
+    """The daemon's table by GetManagedObjects: {MountId: properties + "path"}, or None."""
+    p = busctl("call", BUS, PATH, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", timeout=120)
+    if p.returncode != 0:
+        return None
+    objs = json.loads(p.stdout)["data"][0]
+    res = {}
+    for path, ifaces in objs.items():
+        if MNT in ifaces:
+            props = {k: v["data"] for k, v in ifaces[MNT].items()}
+            props["path"] = path
+            res[props["MountId"]] = props
+    return res
+
+
+FIELDS = ["ParentId", "MountPoint", "Root", "FsType", "Source", "Options", "SuperOptions",
+          "Device", "Propagation", "PeerGroup", "MasterGroup"]
+
+
+def compare_tables():
+    """Differences between mountinfo and the daemon's table, as text lines."""
+    want, have = mountinfo(), daemon_mounts()
+    if have is None:
+        return ["GetManagedObjects failed"]
+    diffs = []
+    for mid in sorted(set(want) | set(have)):
+        if mid not in have:
+            diffs.append("missing in daemon: %d %s" % (mid, want[mid]["MountPoint"]))
+        elif mid not in want:
+            diffs.append("extra in daemon: %d %s" % (mid, have[mid].get("MountPoint")))
+        else:
+            for k in FIELDS:
+                if (k == "ParentId" and want[mid][k] not in want and have[mid].get(k) == mid):
+                    continue  # a parent we cannot see: fsinfo names the mount itself
+                if (k == "SuperOptions" and want[mid]["FsType"] == "autofs"
+                        and re.sub(r"timeout=\d+", "", want[mid][k]) == re.sub(r"timeout=\d+", "", have[mid].get(k, ""))):
+                    continue  # automount sets the timeout by ioctl, which posts no event
+                if want[mid][k] != have[mid].get(k):
+                    diffs.append("%d %s: %s mountinfo=%r daemon=%r" % (mid, want[mid]["MountPoint"], k,
+                                                                      want[mid][k], have[mid].get(k)))
+    return diffs
+
+
+def settle(timeout=30):
+    """Waits until the daemon's generation stops moving and the counts agree."""
+    end = time.time() + timeout
+    last = None
+    while time.time() < end:
+        g = prop("Generation")
+        c = prop("MountCount")
+        if g is not None and g == last and c == len(mountinfo()):
+            return True
+        last = g
+        time.sleep(0.5)
+    return False
+
+
+# Mounts made by the tests, below TOP (a private tmpfs).
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC = 1, 32, 4096, 8192, 16384
+MS_UNBINDABLE, MS_PRIVATE, MS_SLAVE, MS_SHARED = 1 << 17, 1 << 18, 1 << 19, 1 << 20
+MNT_DETACH = 2
+TOP = "/srv/mw-storm"
+
+
+def mount(src, tgt, fstype, flags, data=None):
+    r = libc.mount(src.encode() if src else None, tgt.encode(), fstype.encode() if fstype else None,
+                   ctypes.c_ulong(flags), data.encode() if data else None)
+    return r == 0
+
+
+def umount(tgt, flags=0):
+    return libc.umount2(tgt.encode(), flags) == 0
+
+
+def setup_top():
+    os.makedirs(TOP, exist_ok=True)
+    teardown_top()
+    mount("mw-storm", TOP, "tmpfs", 0, "size=16m")
+    mount(None, TOP, None, MS_PRIVATE)
+
+
+def teardown_top():
+    while umount(TOP, MNT_DETACH):
+        pass
