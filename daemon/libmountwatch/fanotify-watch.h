@@ -33,7 +33,7 @@ typedef enum FanotifyEventType {
 	FANOTIFY_EVENT_ATTACH,   /* unique_id was mounted (or propagated) here */
 	FANOTIFY_EVENT_DETACH,   /* unique_id was unmounted: it is gone for good */
 	FANOTIFY_EVENT_MOVE,     /* unique_id was moved within the namespace */
-	FANOTIFY_EVENT_CHANGED,  /* mountinfo's line of mnt_id changed: re-query it */
+	FANOTIFY_EVENT_CHANGED,  /* mountinfo's line of mnt_id is new or changed: re-query it */
 	FANOTIFY_EVENT_OVERFLOW, /* the queue overflowed: list and re-query all */
 } FanotifyEventType;
 

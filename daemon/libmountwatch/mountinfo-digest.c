@@ -73,7 +73,7 @@ static uint64_t digest(const char *s, size_t n)
 	return h | 1;
 }
 
-/* Digests every line into a new map; appends changed IDs (present in old) to *changed. */
+/* Digests every line into a new map; with old, lists the IDs of new or changed lines. */
 static int scan(MountinfoDigest *d, Hashmap *old, Hashmap **ret, uint32_t **changed, size_t *n_changed)
 {
 	_cleanup_(hashmap_freep) Hashmap *h = NULL;
@@ -103,7 +103,12 @@ static int scan(MountinfoDigest *d, Hashmap *old, Hashmap **ret, uint32_t **chan
 		if (r < 0)
 			return r;
 		was = old ? hashmap_get(old, id) : NULL;
-		if (was && (uintptr_t)was != (uintptr_t)dg) {
+		/*
+		 * New lines count too: the mount may have been queried for its
+		 * ATTACH before this read and changed (a remount) since, and
+		 * this digest would hide that from the next rescan.
+		 */
+		if (old && (uintptr_t)was != (uintptr_t)dg) {
 			if (n == cap) {
 				uint32_t *t = realloc(ids, (cap = cap ? cap * 2 : 16) * sizeof(*ids));
 

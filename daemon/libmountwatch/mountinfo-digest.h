@@ -22,9 +22,11 @@ void mountinfo_digest_freep(MountinfoDigest **d);
 
 /*
  * Reads the table again. *ret (malloc()ed, the caller frees it; NULL if
- * none) gets the 32-bit IDs of the mounts that were there last time and
- * whose line differs now; mounts that are new or gone are not listed (their
- * fanotify events say so). Returns 0 or -errno.
+ * none) gets the 32-bit IDs of the lines that are new or differ from last
+ * time (gone ones are not listed: their fanotify events say so). New lines
+ * are listed because a mount queried for its ATTACH before this read may
+ * have been changed since: its line is only now in the digests, and a later
+ * rescan would not find it different. Returns 0 or -errno.
  */
 int mountinfo_digest_update(MountinfoDigest *d, uint32_t **ret, size_t *ret_n);
 

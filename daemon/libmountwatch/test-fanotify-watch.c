@@ -20,19 +20,13 @@
 #include <time.h>
 #include <libmount/libmount.h>
 
+#include "check.h"
 #include "fanotify-watch.h"
 #include "mountwatch/mountwatch.h"
 #include "statmount.h"
 #include "table.h"
 #include "util.h"
 
-#define check(x)                                                                       \
-	do {                                                                           \
-		if (!(x)) {                                                            \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-			abort();                                                       \
-		}                                                                      \
-	} while (0)
 
 #define TOP "/tmp/mw"
 #define MAX_MOUNTS 250
@@ -60,11 +54,11 @@ static void mirror_upsert(Mirror *m, uint64_t id)
 			table_remove(m->t, old);
 		return;
 	}
-	check(r >= 0);
+	assert_se(r >= 0);
 	if (old)
-		check(table_update(m->t, old, &info) >= 0);
+		assert_se(table_update(m->t, old, &info) >= 0);
 	else
-		check(table_add(m->t, &info, NULL) >= 0);
+		assert_se(table_add(m->t, &info, NULL) >= 0);
 	mount_info_done(&info);
 }
 
@@ -82,7 +76,7 @@ static uint64_t *table_ids(Table *t, size_t *ret_n)
 	size_t i = 0, n = 0;
 	Mount *mnt;
 
-	check(ids);
+	assert_se(ids);
 	while (table_iterate(t, &i, &mnt) > 0)
 		ids[n++] = mnt->info.unique_id;
 	qsort(ids, n, sizeof(*ids), cmp_u64);
@@ -95,7 +89,7 @@ static void mirror_resync(Mirror *m)
 	_cleanup_free_ uint64_t *ids = NULL, *have = NULL;
 	size_t n, n_have;
 
-	check(listmount_all(&ids, &n) >= 0);
+	assert_se(listmount_all(&ids, &n) >= 0);
 	have = table_ids(m->t, &n_have);
 	for (size_t i = 0; i < n_have; i++)
 		if (!bsearch(&have[i], ids, n, sizeof(*ids), cmp_u64))
@@ -142,7 +136,7 @@ static unsigned mirror_settle(Mirror *m, int quiet_ms, unsigned *n_type)
 		int k;
 
 		k = fanotify_watch_read(m->w, ev, ELEMENTSOF(ev));
-		check(k >= 0);
+		assert_se(k >= 0);
 		for (int i = 0; i < k; i++) {
 			mirror_apply(m, &ev[i]);
 			if (n_type)
@@ -160,8 +154,8 @@ static unsigned mirror_settle(Mirror *m, int quiet_ms, unsigned *n_type)
 static void mirror_open(Mirror *m, uint64_t interval)
 {
 	*m = (Mirror){};
-	check(fanotify_watch_new(&m->w, interval) >= 0);
-	check(table_new(&m->t) >= 0);
+	assert_se(fanotify_watch_new(&m->w, interval) >= 0);
+	assert_se(table_new(&m->t) >= 0);
 	/* Watch first, snapshot second: nothing falls between. */
 	mirror_resync(m);
 	m->n_resyncs = 0;
@@ -193,7 +187,7 @@ static void compare_with_statmount(Mirror *m)
 	StatmountBuf b = {};
 	size_t n;
 
-	check(listmount_all(&ids, &n) >= 0);
+	assert_se(listmount_all(&ids, &n) >= 0);
 	if (n != table_size(m->t))
 		fprintf(stderr, "listmount: %zu mounts, mirror: %zu\n", n, table_size(m->t));
 	for (size_t i = 0; i < n; i++) {
@@ -204,18 +198,18 @@ static void compare_with_statmount(Mirror *m)
 		r = statmount_query(ids[i], &b, &info);
 		if (r == -ENOENT)
 			continue;
-		check(r >= 0);
+		assert_se(r >= 0);
 		if (!mnt || mount_info_diff(&mnt->info, &info) != 0) {
 			print_mount("kernel", &info);
 			if (mnt)
 				print_mount("mirror", &mnt->info);
 			else
 				fprintf(stderr, "  mirror: missing\n");
-			check(!"mirror differs from statmount");
+			assert_se(!"mirror differs from statmount");
 		}
 		mount_info_done(&info);
 	}
-	check(n == table_size(m->t));
+	assert_se(n == table_size(m->t));
 	statmount_buf_done(&b);
 }
 
@@ -227,17 +221,17 @@ static void compare_with_mountinfo(Mirror *m)
 	struct libmnt_fs *fs;
 	size_t n = 0;
 
-	check(tb && it);
+	assert_se(tb && it);
 	while (mnt_table_next_fs(tb, it, &fs) == 0) {
 		Mount *mnt = table_get_by_mnt_id(m->t, (uint32_t)mnt_fs_get_id(fs));
 		const char *opt = mnt_fs_get_optional_fields(fs);
 		char opts[128], *super = NULL, want[64];
 		bool ok;
 
-		check(mnt);
-		check(mount_info_options(&mnt->info, opts, sizeof(opts)) >= 0);
+		assert_se(mnt);
+		assert_se(mount_info_options(&mnt->info, opts, sizeof(opts)) >= 0);
 		/* libmount keeps field 11 as vfs-independent and fs options apart. */
-		check(asprintf(&super, "%s", mnt_fs_get_fs_options(fs) ?: "") >= 0);
+		assert_se(asprintf(&super, "%s", mnt_fs_get_fs_options(fs) ?: "") >= 0);
 		ok = mnt->info.parent_id == (uint32_t)mnt_fs_get_parent_id(fs) &&
 		     streq_ptr(mnt->info.mount_point, mnt_fs_get_target(fs)) &&
 		     streq_ptr(mnt->info.root, mnt_fs_get_root(fs)) &&
@@ -265,12 +259,12 @@ static void compare_with_mountinfo(Mirror *m)
 				mnt_fs_get_id(fs), mnt_fs_get_parent_id(fs), mnt_fs_get_target(fs),
 				mnt_fs_get_root(fs), mnt_fs_get_fstype(fs), mnt_fs_get_source(fs),
 				mnt_fs_get_vfs_options(fs), super, opt ?: "");
-			check(!"mirror differs from mountinfo");
+			assert_se(!"mirror differs from mountinfo");
 		}
 		free(super);
 		n++;
 	}
-	check(n == table_size(m->t));
+	assert_se(n == table_size(m->t));
 	mnt_free_iter(it);
 	mnt_unref_table(tb);
 }
@@ -283,9 +277,9 @@ static char **points(size_t *ret_n)
 	char **p;
 	size_t n, k = 0;
 
-	check(listmount_all(&ids, &n) >= 0);
+	assert_se(listmount_all(&ids, &n) >= 0);
 	p = calloc(n + 1, sizeof(*p));
-	check(p);
+	assert_se(p);
 	for (size_t i = 0; i < n; i++) {
 		const char *s;
 
@@ -293,7 +287,7 @@ static char **points(size_t *ret_n)
 			continue;
 		s = statmount_str(b.sm, MW_STATMOUNT_MNT_POINT, b.sm->mnt_point);
 		if (s && strncmp(s, TOP, strlen(TOP)) == 0)
-			check((p[k++] = strdup(s)));
+			assert_se((p[k++] = strdup(s)));
 	}
 	statmount_buf_done(&b);
 	*ret_n = k;
@@ -394,9 +388,9 @@ static void poke(void)
 	if (mount("poke", "/tmp/poke", "tmpfs", 0, NULL) < 0) {
 		fprintf(stderr, "mount on /tmp/poke: %m\n");
 		(void)system("cat /proc/self/mountinfo >&2");
-		check(!"poke");
+		assert_se(!"poke");
 	}
-	check(umount("/tmp/poke") >= 0);
+	assert_se(umount("/tmp/poke") >= 0);
 }
 
 static void test_random(void)
@@ -419,9 +413,9 @@ static void test_random(void)
 	       "%" PRIu64 " rescans\n",
 	       table_size(m.t), n_type[0], n_type[1], n_type[2], n_type[3], n_type[4],
 	       fanotify_watch_n_rescans(m.w));
-	check(n_type[FANOTIFY_EVENT_ATTACH] > 0 && n_type[FANOTIFY_EVENT_DETACH] > 0);
-	check(n_type[FANOTIFY_EVENT_MOVE] > 0 && n_type[FANOTIFY_EVENT_CHANGED] > 0);
-	check(n_type[FANOTIFY_EVENT_OVERFLOW] == 0);
+	assert_se(n_type[FANOTIFY_EVENT_ATTACH] > 0 && n_type[FANOTIFY_EVENT_DETACH] > 0);
+	assert_se(n_type[FANOTIFY_EVENT_MOVE] > 0 && n_type[FANOTIFY_EVENT_CHANGED] > 0);
+	assert_se(n_type[FANOTIFY_EVENT_OVERFLOW] == 0);
 	mirror_close(&m);
 }
 
@@ -431,10 +425,10 @@ static uint32_t changed_since(Mirror *m, const char *path, MountInfo *old)
 	Mount *mnt = table_topmost_at(m->t, path);
 	uint32_t d;
 
-	check(mnt);
+	assert_se(mnt);
 	d = mount_info_diff(old, &mnt->info);
 	mount_info_done(old);
-	check(mount_info_copy(old, &mnt->info) >= 0);
+	assert_se(mount_info_copy(old, &mnt->info) >= 0);
 	return d;
 }
 
@@ -448,57 +442,57 @@ static void test_attributes(void)
 	uint64_t rescans;
 	int fs;
 
-	check(mkdir(TOP "/attr", 0755) >= 0 || errno == EEXIST);
+	assert_se(mkdir(TOP "/attr", 0755) >= 0 || errno == EEXIST);
 	mirror_open(&m, 0);
-	check(mount("attr", TOP "/attr", "tmpfs", 0, "size=1m") >= 0);
+	assert_se(mount("attr", TOP "/attr", "tmpfs", 0, "size=1m") >= 0);
 	mirror_settle(&m, 50, NULL);
-	check(mount_info_copy(&old, &table_topmost_at(m.t, TOP "/attr")->info) >= 0);
+	assert_se(mount_info_copy(&old, &table_topmost_at(m.t, TOP "/attr")->info) >= 0);
 	rescans = fanotify_watch_n_rescans(m.w);
 
 	/* remount,bind,ro: per-mount flags. */
-	check(mount(NULL, TOP "/attr", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) >= 0);
+	assert_se(mount(NULL, TOP "/attr", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) >= 0);
 	mirror_settle(&m, 50, n_type);
-	check(n_type[FANOTIFY_EVENT_CHANGED] == 1);
-	check(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_READ_ONLY));
+	assert_se(n_type[FANOTIFY_EVENT_CHANGED] == 1);
+	assert_se(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_READ_ONLY));
 
 	/* remount with new filesystem options: the superblock. */
-	check(mount(NULL, TOP "/attr", NULL, MS_REMOUNT, "size=2m") >= 0);
+	assert_se(mount(NULL, TOP "/attr", NULL, MS_REMOUNT, "size=2m") >= 0);
 	mirror_settle(&m, 50, n_type);
-	check(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_SUPER_OPTIONS));
-	check(strstr(old.super_options, "size=2048k"));
+	assert_se(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_SUPER_OPTIONS));
+	assert_se(strstr(old.super_options, "size=2048k"));
 
 	/* mount_setattr(): flags, then propagation. */
-	check(sys_mount_setattr(TOP "/attr", 0, MOUNT_ATTR_NOEXEC, 0, 0) >= 0);
+	assert_se(sys_mount_setattr(TOP "/attr", 0, MOUNT_ATTR_NOEXEC, 0, 0) >= 0);
 	mirror_settle(&m, 50, n_type);
-	check(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_ATTRIBUTES));
-	check(old.attributes & MOUNT_ATTR_NOEXEC);
-	check(sys_mount_setattr(TOP "/attr", 0, 0, 0, MS_SHARED) >= 0);
+	assert_se(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_ATTRIBUTES));
+	assert_se(old.attributes & MOUNT_ATTR_NOEXEC);
+	assert_se(sys_mount_setattr(TOP "/attr", 0, 0, 0, MS_SHARED) >= 0);
 	mirror_settle(&m, 50, n_type);
-	check(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_PROPAGATION));
-	check(old.propagation == MW_PROPAGATION_SHARED && old.peer_group > 0);
-	check(n_type[FANOTIFY_EVENT_CHANGED] == 4 && fanotify_watch_n_rescans(m.w) - rescans == 4);
+	assert_se(changed_since(&m, TOP "/attr", &old) & BIT(MW_FIELD_PROPAGATION));
+	assert_se(old.propagation == MW_PROPAGATION_SHARED && old.peer_group > 0);
+	assert_se(n_type[FANOTIFY_EVENT_CHANGED] == 4 && fanotify_watch_n_rescans(m.w) - rescans == 4);
 
 	/*
 	 * Mainline's blind spots: mount(2)'s propagation change and fsconfig()
 	 * reconfiguration wake nobody; the next change of any kind repairs them.
 	 */
-	check(mount(NULL, TOP "/attr", NULL, MS_PRIVATE, NULL) >= 0);
+	assert_se(mount(NULL, TOP "/attr", NULL, MS_PRIVATE, NULL) >= 0);
 	fs = (int)syscall(SYS_fspick, AT_FDCWD, TOP "/attr", 0);
-	check(fs >= 0);
-	check(syscall(SYS_fsconfig, fs, 1 /* SET_STRING */, "size", "3m", 0) >= 0);
-	check(syscall(SYS_fsconfig, fs, 7 /* CMD_RECONFIGURE */, NULL, NULL, 0) >= 0);
+	assert_se(fs >= 0);
+	assert_se(syscall(SYS_fsconfig, fs, 1 /* SET_STRING */, "size", "3m", 0) >= 0);
+	assert_se(syscall(SYS_fsconfig, fs, 7 /* CMD_RECONFIGURE */, NULL, NULL, 0) >= 0);
 	(void)close(fs);
-	check(mirror_settle(&m, 100, n_type) == 0);
-	check(changed_since(&m, TOP "/attr", &old) == 0);
+	assert_se(mirror_settle(&m, 100, n_type) == 0);
+	assert_se(changed_since(&m, TOP "/attr", &old) == 0);
 	printf("attributes: mount(MS_PRIVATE) and fsconfig(RECONFIGURE) wake nobody on this kernel\n");
 	poke();
 	mirror_settle(&m, 50, n_type);
-	check(changed_since(&m, TOP "/attr", &old) &
+	assert_se(changed_since(&m, TOP "/attr", &old) &
 	      (BIT(MW_FIELD_PROPAGATION) | BIT(MW_FIELD_SUPER_OPTIONS)));
-	check(old.propagation == MW_PROPAGATION_PRIVATE && strstr(old.super_options, "size=3072k"));
+	assert_se(old.propagation == MW_PROPAGATION_PRIVATE && strstr(old.super_options, "size=3072k"));
 	compare_with_statmount(&m);
 
-	check(umount(TOP "/attr") >= 0);
+	assert_se(umount(TOP "/attr") >= 0);
 	mount_info_done(&old);
 	mirror_close(&m);
 }
@@ -515,20 +509,20 @@ static void test_nested_epoll(void)
 	Mirror m;
 	int k, changed = 0;
 
-	check(ep >= 0);
-	check(mkdir(TOP "/nest", 0755) >= 0 || errno == EEXIST);
-	check(mount("nest", TOP "/nest", "tmpfs", 0, NULL) >= 0);
+	assert_se(ep >= 0);
+	assert_se(mkdir(TOP "/nest", 0755) >= 0 || errno == EEXIST);
+	assert_se(mount("nest", TOP "/nest", "tmpfs", 0, NULL) >= 0);
 	mirror_open(&m, 0);
-	check(epoll_ctl(ep, EPOLL_CTL_ADD, fanotify_watch_get_fd(m.w), &ev) >= 0);
-	check(mount(NULL, TOP "/nest", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) >= 0);
-	check(epoll_wait(ep, &ev, 1, 1000) == 1);
+	assert_se(epoll_ctl(ep, EPOLL_CTL_ADD, fanotify_watch_get_fd(m.w), &ev) >= 0);
+	assert_se(mount(NULL, TOP "/nest", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) >= 0);
+	assert_se(epoll_wait(ep, &ev, 1, 1000) == 1);
 	while ((k = fanotify_watch_read(m.w, e, ELEMENTSOF(e))) > 0)
 		for (int i = 0; i < k; i++)
 			changed += e[i].type == FANOTIFY_EVENT_CHANGED;
-	check(k == 0 && changed == 1);
+	assert_se(k == 0 && changed == 1);
 	/* And the fd is quiet afterwards (no busy loop). */
-	check(epoll_wait(ep, &ev, 1, 100) == 0);
-	check(umount(TOP "/nest") >= 0);
+	assert_se(epoll_wait(ep, &ev, 1, 100) == 0);
+	assert_se(umount(TOP "/nest") >= 0);
 	mirror_close(&m);
 }
 
@@ -538,20 +532,20 @@ static void test_coalesced(void)
 	Mirror m;
 	unsigned n_type[FANOTIFY_EVENT_TYPES] = {};
 
-	check(mkdir(TOP "/co", 0755) >= 0 || errno == EEXIST);
-	check(mount("co", TOP "/co", "tmpfs", 0, NULL) >= 0);
+	assert_se(mkdir(TOP "/co", 0755) >= 0 || errno == EEXIST);
+	assert_se(mount("co", TOP "/co", "tmpfs", 0, NULL) >= 0);
 	mirror_open(&m, 200 * 1000);
 	for (unsigned i = 0; i < 50; i++) {
-		check(mount(NULL, TOP "/co", NULL, MS_REMOUNT | MS_BIND | (i % 2 ? 0 : MS_RDONLY), NULL) >= 0);
+		assert_se(mount(NULL, TOP "/co", NULL, MS_REMOUNT | MS_BIND | (i % 2 ? 0 : MS_RDONLY), NULL) >= 0);
 		mirror_settle(&m, 0, n_type);
 	}
-	check(mount(NULL, TOP "/co", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) >= 0);
+	assert_se(mount(NULL, TOP "/co", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) >= 0);
 	mirror_settle(&m, 400, n_type);
 	printf("coalesced: 51 remounts, %" PRIu64 " rescans\n", fanotify_watch_n_rescans(m.w));
-	check(fanotify_watch_n_rescans(m.w) >= 1 && fanotify_watch_n_rescans(m.w) <= 3);
-	check(mount_info_read_only(&table_topmost_at(m.t, TOP "/co")->info));
+	assert_se(fanotify_watch_n_rescans(m.w) >= 1 && fanotify_watch_n_rescans(m.w) <= 3);
+	assert_se(mount_info_read_only(&table_topmost_at(m.t, TOP "/co")->info));
 	compare_with_statmount(&m);
-	check(umount(TOP "/co") >= 0);
+	assert_se(umount(TOP "/co") >= 0);
 	mirror_close(&m);
 }
 
@@ -561,18 +555,18 @@ static void test_move_subtree(void)
 	Mirror m;
 	unsigned n_type[FANOTIFY_EVENT_TYPES] = {};
 
-	check(mkdir(TOP "/mv1", 0755) >= 0 && mkdir(TOP "/mv2", 0755) >= 0);
+	assert_se(mkdir(TOP "/mv1", 0755) >= 0 && mkdir(TOP "/mv2", 0755) >= 0);
 	mirror_open(&m, 0);
-	check(mount("mv", TOP "/mv1", "tmpfs", 0, NULL) >= 0);
-	check(mkdir(TOP "/mv1/c", 0755) >= 0);
-	check(mount("mvc", TOP "/mv1/c", "tmpfs", 0, NULL) >= 0);
+	assert_se(mount("mv", TOP "/mv1", "tmpfs", 0, NULL) >= 0);
+	assert_se(mkdir(TOP "/mv1/c", 0755) >= 0);
+	assert_se(mount("mvc", TOP "/mv1/c", "tmpfs", 0, NULL) >= 0);
 	mirror_settle(&m, 50, n_type);
-	check(mount(TOP "/mv1", TOP "/mv2", NULL, MS_MOVE, NULL) >= 0);
+	assert_se(mount(TOP "/mv1", TOP "/mv2", NULL, MS_MOVE, NULL) >= 0);
 	mirror_settle(&m, 50, n_type);
-	check(n_type[FANOTIFY_EVENT_ATTACH] == 2 && n_type[FANOTIFY_EVENT_MOVE] == 1);
-	check(table_topmost_at(m.t, TOP "/mv2/c"));
+	assert_se(n_type[FANOTIFY_EVENT_ATTACH] == 2 && n_type[FANOTIFY_EVENT_MOVE] == 1);
+	assert_se(table_topmost_at(m.t, TOP "/mv2/c"));
 	compare_with_statmount(&m);
-	check(umount2(TOP "/mv2", MNT_DETACH) >= 0);
+	assert_se(umount2(TOP "/mv2", MNT_DETACH) >= 0);
 	mirror_close(&m);
 }
 
@@ -585,35 +579,35 @@ static void test_overflow(void)
 	Mirror m;
 
 	f = fopen("/proc/sys/fs/fanotify/max_queued_events", "re");
-	check(f && fscanf(f, "%u", &max_events) == 1);
+	assert_se(f && fscanf(f, "%u", &max_events) == 1);
 	fclose(f);
 	if (max_events > 1 << 20) {
 		printf("overflow: skipped, max_queued_events is %u\n", max_events);
 		return;
 	}
-	check(mkdir(TOP "/ovf", 0755) >= 0 || errno == EEXIST);
-	check(mkdir(TOP "/keep", 0755) >= 0 || errno == EEXIST);
-	check(mount("keep0", TOP "/keep", "tmpfs", 0, NULL) >= 0);
+	assert_se(mkdir(TOP "/ovf", 0755) >= 0 || errno == EEXIST);
+	assert_se(mkdir(TOP "/keep", 0755) >= 0 || errno == EEXIST);
+	assert_se(mount("keep0", TOP "/keep", "tmpfs", 0, NULL) >= 0);
 	mirror_open(&m, 0);
 	/* Each pair is an ATTACH and a DETACH. */
 	for (unsigned i = 0; i < max_events / 2 + 64; i++) {
-		check(mount("ovf", TOP "/ovf", "tmpfs", 0, NULL) >= 0);
-		check(umount(TOP "/ovf") >= 0);
+		assert_se(mount("ovf", TOP "/ovf", "tmpfs", 0, NULL) >= 0);
+		assert_se(umount(TOP "/ovf") >= 0);
 	}
 	/* Changes that only the resync after the overflow can find. */
-	check(mount("keep1", TOP "/keep", "tmpfs", 0, NULL) >= 0);
-	check(umount2(TOP "/keep", MNT_DETACH) >= 0); /* keep1 */
-	check(umount2(TOP "/keep", MNT_DETACH) >= 0); /* keep0 */
-	check(mount("keep2", TOP "/keep", "tmpfs", MS_RDONLY, NULL) >= 0);
+	assert_se(mount("keep1", TOP "/keep", "tmpfs", 0, NULL) >= 0);
+	assert_se(umount2(TOP "/keep", MNT_DETACH) >= 0); /* keep1 */
+	assert_se(umount2(TOP "/keep", MNT_DETACH) >= 0); /* keep0 */
+	assert_se(mount("keep2", TOP "/keep", "tmpfs", MS_RDONLY, NULL) >= 0);
 	mirror_settle(&m, 100, n_type);
 	printf("overflow: %u pairs into a queue of %u: %u overflow, %u attach, %u detach\n",
 	       max_events / 2 + 64, max_events, n_type[FANOTIFY_EVENT_OVERFLOW],
 	       n_type[FANOTIFY_EVENT_ATTACH], n_type[FANOTIFY_EVENT_DETACH]);
-	check(n_type[FANOTIFY_EVENT_OVERFLOW] == 1 && m.n_resyncs == 1);
+	assert_se(n_type[FANOTIFY_EVENT_OVERFLOW] == 1 && m.n_resyncs == 1);
 	compare_with_statmount(&m);
 	compare_with_mountinfo(&m);
-	check(streq_ptr(table_topmost_at(m.t, TOP "/keep")->info.source, "keep2"));
-	check(umount(TOP "/keep") >= 0);
+	assert_se(streq_ptr(table_topmost_at(m.t, TOP "/keep")->info.source, "keep2"));
+	assert_se(umount(TOP "/keep") >= 0);
 	mirror_close(&m);
 }
 
@@ -629,8 +623,8 @@ static void watcher_settle(mw_watcher *w, int quiet_ms)
 	for (;;) {
 		int r = poll(&(struct pollfd){ .fd = mw_watcher_get_fd(w), .events = POLLIN }, 1, quiet_ms);
 
-		check(r >= 0);
-		check(mw_watcher_process(w) >= 0);
+		assert_se(r >= 0);
+		assert_se(mw_watcher_process(w) >= 0);
 		if (r == 0)
 			return;
 	}
@@ -642,7 +636,7 @@ static void compare_watcher(mw_watcher *w, bool kernel_ids)
 	StatmountBuf b = {};
 	size_t n, n_scope = 0;
 
-	check(listmount_all(&ids, &n) >= 0);
+	assert_se(listmount_all(&ids, &n) >= 0);
 	for (size_t i = 0; i < n; i++) {
 		const struct mw_mount *mm = NULL;
 		MountInfo info;
@@ -651,7 +645,7 @@ static void compare_watcher(mw_watcher *w, bool kernel_ids)
 		r = statmount_query(ids[i], &b, &info);
 		if (r == -ENOENT)
 			continue;
-		check(r >= 0);
+		assert_se(r >= 0);
 		/* At or below TOP (the only mount points starting with it). */
 		if (strncmp(info.mount_point, TOP, strlen(TOP)) != 0 ||
 		    (info.mount_point[strlen(TOP)] && info.mount_point[strlen(TOP)] != '/')) {
@@ -681,14 +675,14 @@ static void compare_watcher(mw_watcher *w, bool kernel_ids)
 				print_mount("watcher", mm);
 			else
 				fprintf(stderr, "  watcher: missing\n");
-			check(!"watcher differs from statmount");
+			assert_se(!"watcher differs from statmount");
 		}
 		mount_info_done(&info);
 	}
 	if (n_scope != mw_watcher_count(w))
 		fprintf(stderr, "kernel: %zu mounts at and below " TOP ", watcher: %zu\n", n_scope,
 			mw_watcher_count(w));
-	check(n_scope == mw_watcher_count(w));
+	assert_se(n_scope == mw_watcher_count(w));
 	statmount_buf_done(&b);
 }
 
@@ -698,8 +692,8 @@ static void test_library(const char *backend)
 	int r;
 
 	r = mw_watcher_new(&w, TOP, backend, 0);
-	check(r >= 0);
-	check(streq_ptr(mw_watcher_get_backend(w), backend));
+	assert_se(r >= 0);
+	assert_se(streq_ptr(mw_watcher_get_backend(w), backend));
 	compare_watcher(w, streq_ptr(backend, "fanotify"));
 	for (unsigned burst = 0; burst < 25; burst++) {
 		unsigned n_ops = 1 + (unsigned)rand_r(&seed) % 30;
@@ -728,7 +722,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	/* From here on, nothing reaches the host's mount namespace. */
-	check(mount(NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL) >= 0);
+	assert_se(mount(NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL) >= 0);
 	r = statmount_supported(&supported);
 	if (r < 0) {
 		printf("SKIP: statmount(2): %s\n", strerror(-r));
@@ -739,14 +733,14 @@ int main(int argc, char **argv)
 		printf("SKIP: no fanotify mount events (Linux 6.15): %s\n", strerror(-r));
 		return 77;
 	}
-	check(r >= 0);
+	assert_se(r >= 0);
 	fanotify_watch_free(w);
 
-	check(mount("mwtmp", "/tmp", "tmpfs", 0, NULL) >= 0);
-	check(mkdir(TOP, 0755) >= 0);
-	check(mount("mwtop", TOP, "tmpfs", 0, NULL) >= 0);
+	assert_se(mount("mwtmp", "/tmp", "tmpfs", 0, NULL) >= 0);
+	assert_se(mkdir(TOP, 0755) >= 0);
+	assert_se(mount("mwtop", TOP, "tmpfs", 0, NULL) >= 0);
 	/* Outside TOP, which the random operations may cover or make read-only. */
-	check(mkdir("/tmp/poke", 0755) >= 0);
+	assert_se(mkdir("/tmp/poke", 0755) >= 0);
 
 	test_attributes();
 	test_nested_epoll();

@@ -63,6 +63,7 @@ static void grow_to(size_t n, size_t *have)
 /* Handles whatever the watch has now, as a library would; returns the events. */
 static unsigned handle(FanotifyWatch *w, StatmountBuf *b)
 {
+	uint64_t last_attached = 0;
 	unsigned n = 0;
 
 	for (;;) {
@@ -76,9 +77,18 @@ static unsigned handle(FanotifyWatch *w, StatmountBuf *b)
 		for (int i = 0; i < k; i++) {
 			MountInfo info;
 
-			/* CHANGED needs a table to map its 32-bit ID: none comes here. */
 			if ((ev[i].type == FANOTIFY_EVENT_ATTACH || ev[i].type == FANOTIFY_EVENT_MOVE) &&
-			    statmount_query(ev[i].unique_id, b, &info) >= 0)
+			    statmount_query(ev[i].unique_id, b, &info) >= 0) {
+				mount_info_done(&info);
+				last_attached = ev[i].unique_id;
+			}
+			/*
+			 * CHANGED: here only the new mount's line (the probe mount's,
+			 * whose unique ID a library would find by its 32-bit ID): the
+			 * re-query it costs.
+			 */
+			if (ev[i].type == FANOTIFY_EVENT_CHANGED && last_attached &&
+			    statmount_query(last_attached, b, &info) >= 0)
 				mount_info_done(&info);
 		}
 		n += (unsigned)k;
