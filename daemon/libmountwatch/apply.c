@@ -185,7 +185,7 @@ static int update_mount(mw_watcher *w, Mount *e, MountInfo *info, bool keep_sum,
 	if (mask)
 		watcher_announce(w, mask & MOVE_FIELDS ? MW_CHANGE_MOVED : MW_CHANGE_CHANGED, e,
 				 e->info.unique_id, e->info.mount_point, mask, NULL);
-	if (old_point && e->info.mount_point) {
+	if (old_point && e->info.mount_point && !(w->backend->ops->flags & BACKEND_MOVES_EACH)) {
 		r = fix_descendants(w, e, old_point, depth);
 		if (r < 0)
 			return r;

@@ -9,12 +9,19 @@
  * next parse always has everything.
  *
  * Unique IDs: mountinfo shows only the 32-bit mount ID, which the kernel
- * reuses. This backend assigns 64-bit IDs itself, a new one whenever a mount
- * ID appears that the previous parse did not have (from 1, never reused by
- * one backend). SuperblockId is the device number (major << 32 | minor):
- * mountinfo names no superblock, and a live superblock's device is unique.
+ * reuses. Where the kernel has listmount(2) and statmount(2) (6.8), a mount
+ * ID that the previous parse did not have is looked up there (one listmount
+ * and one statmount per mount not known yet), so the IDs are the kernel's
+ * 64-bit unique ones. Elsewhere, or for a mount gone before the look-up,
+ * the backend assigns 64-bit IDs itself, a new one whenever a mount ID
+ * appears that the previous parse did not have (from 2^63 up, never reused
+ * by one backend: the top bit marks them as ours, and they cannot meet the
+ * kernel's, which count up from far below). SuperblockId is the device
+ * number (major << 32 | minor): mountinfo names no superblock, and a live
+ * superblock's device is unique.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/mount.h>
@@ -22,16 +29,11 @@
 
 #include "backend.h"
 #include "hashmap.h"
+#include "statmount.h"
 #include "util.h"
 
-#ifndef MOUNT_ATTR_NOSYMFOLLOW
-#define MOUNT_ATTR_NOSYMFOLLOW 0x00200000
-#endif
-#ifndef MOUNT_ATTR_IDMAP
-#define MOUNT_ATTR_IDMAP 0x00100000
-#endif
-
 #define MOUNTINFO_PATH "/proc/self/mountinfo"
+#define ASSIGNED_ID_BASE (UINT64_C(1) << 63)
 
 typedef struct MiEntry {
 	uint64_t unique_id;
@@ -52,13 +54,18 @@ typedef struct MountinfoBackend {
 	Backend base;
 	int fd;    /* /proc/self/mountinfo: POLLPRI when the table changed */
 	int epfd;  /* readable when fd has POLLPRI */
+	/*
+	 * A second open file, polled only here: when epfd sits in the caller's
+	 * epoll, the caller's readiness check polls fd and takes its change mark.
+	 */
+	int probe_fd;
 	uint64_t next_id;
+	bool kernel_ids; /* listmount(2) + statmount(2) give the unique IDs */
 	MiTable table;
 	char *buf; /* the last read */
 	size_t buf_size;
 	MountEvent *queue; /* events of the last parse, not yet handed out */
 	size_t q_pos, q_len, q_alloc;
-	bool scanned; /* this round of reads has re-read the file */
 } MountinfoBackend;
 
 static void mi_table_done(MiTable *t)
@@ -89,6 +96,8 @@ static Backend *mi_close(Backend *base)
 		(void)close(b->fd);
 	if (b->epfd >= 0)
 		(void)close(b->epfd);
+	if (b->probe_fd >= 0)
+		(void)close(b->probe_fd);
 	mi_table_done(&b->table);
 	free(b->buf);
 	free(b->queue);
@@ -207,9 +216,37 @@ static int parse_line(char *line, MiEntry *e)
 	return r;
 }
 
+/*
+ * Fills kernel_ids (mount ID -> unique ID + 1 as a pointer) with the mounts
+ * the kernel lists that old does not know. Returns 0, or a negative errno
+ * (then the caller assigns IDs itself).
+ */
+static int lookup_unique_ids(const MiTable *old, Hashmap *kernel_ids)
+{
+	_cleanup_(statmount_buf_done) StatmountBuf sb = {};
+	_cleanup_free_ uint64_t *ids = NULL;
+	size_t n;
+	int r;
+
+	r = listmount_all(&ids, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (old->by_unique && hashmap_get(old->by_unique, ids[i]))
+			continue;
+		if (statmount_get(ids[i], MW_STATMOUNT_MNT_BASIC, &sb) < 0)
+			continue; /* gone meanwhile */
+		r = hashmap_put(kernel_ids, sb.sm->mnt_id_old, (void *)(uintptr_t)(ids[i] + 1));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Parses b->buf into *t, keeping the unique IDs of mount IDs that old has. */
 static int parse(MountinfoBackend *b, const MiTable *old, MiTable *t)
 {
+	_cleanup_(hashmap_freep) Hashmap *kernel_ids = NULL;
 	size_t len, n_alloc = 0;
 	char *line, *save = NULL;
 	int r;
@@ -249,8 +286,15 @@ static int parse(MountinfoBackend *b, const MiTable *old, MiTable *t)
 	for (size_t i = 0; i < t->n; i++) {
 		MiEntry *e = &t->entries[i];
 		MiEntry *o = old->by_mnt_id ? hashmap_get(old->by_mnt_id, e->mnt_id) : NULL;
+		uintptr_t k = 0;
 
-		e->unique_id = o ? o->unique_id : b->next_id++;
+		if (!o && b->kernel_ids) {
+			if (!kernel_ids && (hashmap_new(&kernel_ids) < 0 ||
+					    lookup_unique_ids(old, kernel_ids) < 0))
+				kernel_ids = hashmap_free(kernel_ids); /* assign our own */
+			k = kernel_ids ? (uintptr_t)hashmap_get(kernel_ids, e->mnt_id) : 0;
+		}
+		e->unique_id = o ? o->unique_id : k ? (uint64_t)(k - 1) : b->next_id++;
 		if (hashmap_put(t->by_mnt_id, e->mnt_id, e) < 0 ||
 		    hashmap_put(t->by_unique, e->unique_id, e) < 0) {
 			mi_table_done(t);
@@ -273,9 +317,10 @@ static int mi_open(Backend **ret, const char *path, unsigned queue_size, const c
 	if (!b)
 		return -ENOMEM;
 	b->base.ops = &backend_mountinfo_ops;
-	b->next_id = 1;
+	b->next_id = ASSIGNED_ID_BASE;
 	b->epfd = -1;
-	b->fd = open(MOUNTINFO_PATH, O_RDONLY | O_CLOEXEC);
+	b->probe_fd = open(MOUNTINFO_PATH, O_RDONLY | O_CLOEXEC);
+	b->fd = b->probe_fd < 0 ? -1 : open(MOUNTINFO_PATH, O_RDONLY | O_CLOEXEC);
 	if (b->fd < 0) {
 		r = -errno;
 		if (r == -ENOENT) {
@@ -288,6 +333,13 @@ static int mi_open(Backend **ret, const char *path, unsigned queue_size, const c
 	if (b->epfd < 0 || epoll_ctl(b->epfd, EPOLL_CTL_ADD, b->fd, &ev) < 0) {
 		r = -errno;
 		goto fail;
+	}
+	/* The kernel's unique IDs where it has listmount(2) and statmount(2). */
+	{
+		_cleanup_free_ uint64_t *ids = NULL;
+		size_t n;
+
+		b->kernel_ids = listmount_all(&ids, &n) >= 0;
 	}
 	/* Armed: now the first parse, which later ones are compared with. */
 	r = parse(b, &(MiTable){}, &b->table);
@@ -383,10 +435,9 @@ oom:
 }
 
 /*
- * The change mark is taken by whoever polls the file first: the caller's
- * poll of the epoll fd does, so a wake-up cannot be told from a spurious
- * one here. Each round of reads (until one returns 0) therefore starts with
- * one re-read of the file; one with no differences costs the parse only.
+ * The change mark of an open mountinfo file is taken by whoever polls it
+ * first, and the caller's poll of epfd polls fd: whether the table changed
+ * is asked of probe_fd, which only this function polls.
  */
 static int mi_read_events(Backend *base, MountEvent *events, size_t n_max)
 {
@@ -394,14 +445,15 @@ static int mi_read_events(Backend *base, MountEvent *events, size_t n_max)
 	size_t n = 0;
 
 	if (b->q_pos >= b->q_len) {
+		struct pollfd probe = { .fd = b->probe_fd, .events = POLLPRI };
 		struct epoll_event ev;
 
-		if (b->scanned) {
-			b->scanned = false; /* the round ends; the next one re-reads */
+		/* Empties epfd's ready list; its answer may be stale (see probe_fd). */
+		(void)epoll_wait(b->epfd, &ev, 1, 0);
+		if (poll(&probe, 1, 0) < 0)
+			return errno == EINTR ? 0 : -errno;
+		if (!(probe.revents & POLLPRI))
 			return 0;
-		}
-		(void)epoll_wait(b->epfd, &ev, 1, 0); /* takes the mark if nobody did */
-		b->scanned = true;
 		if (rescan(b) < 0) {
 			events[0] = (MountEvent){ .type = MOUNT_EVENT_LOSS };
 			return 1;
@@ -503,6 +555,7 @@ static int mi_resolve_mnt_id(Backend *base, uint32_t mnt_id, uint64_t *ret)
 
 const BackendOps backend_mountinfo_ops = {
 	.name = "mountinfo",
+	.flags = BACKEND_MOVES_EACH,
 	.open = mi_open,
 	.close = mi_close,
 	.get_fd = mi_get_fd,

@@ -8,6 +8,7 @@
 
 const BackendOps *const backend_table[] = {
 	&backend_watchqueue_ops,
+	&backend_fanotify_ops,
 	&backend_mountinfo_ops,
 	NULL,
 };

@@ -55,6 +55,12 @@ enum {
 	 * the watcher mirrors the kernel's counting rule (counters.c).
 	 */
 	BACKEND_COUNTERS = 1U << 0,
+	/*
+	 * A move is reported for every mount whose mount point changed, not
+	 * only for the one that moved: the watcher does not rewrite the
+	 * descendants' points itself (the backend's are exact).
+	 */
+	BACKEND_MOVES_EACH = 1U << 1,
 };
 
 /*
@@ -107,6 +113,7 @@ struct Backend {
 };
 
 extern const BackendOps backend_watchqueue_ops;
+extern const BackendOps backend_fanotify_ops;
 extern const BackendOps backend_mountinfo_ops;
 
 /* NULL-terminated list of the product's backends, in the order "auto" tries them. */

@@ -68,8 +68,13 @@ int mount_info_sanitize(MountInfo *info)
 		char *t;
 		int r;
 
-		if (!*fields[i])
+		if (!*fields[i]) {
+			/* The public records promise strings, never NULL. */
+			*fields[i] = strdup("");
+			if (!*fields[i])
+				return -ENOMEM;
 			continue;
+		}
 		r = utf8_escape_invalid(*fields[i], &t);
 		if (r < 0)
 			return r;

@@ -38,7 +38,7 @@ extern const MountProperty mount_properties[_MW_FIELD_MAX];
 uint32_t mount_properties_announced(void);
 
 void mount_info_done(MountInfo *info);
-/* Makes every string valid UTF-8 (see utf8_escape_invalid()). */
+/* Makes every string valid UTF-8 (see utf8_escape_invalid()), and "" of a NULL one. */
 int mount_info_sanitize(MountInfo *info);
 int mount_info_copy(MountInfo *dst, const MountInfo *src);
 

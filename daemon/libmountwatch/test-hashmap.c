@@ -3,7 +3,7 @@
  * Unit tests for hashmap.c: random inserts and removals against a plain
  * array, including the backward-shift deletion.
  */
-#include <assert.h>
+#include "check.h"
 #include <stdio.h>
 
 #include "hashmap.h"
@@ -20,9 +20,9 @@ int main(void)
 	void *value;
 
 	srand(1);
-	assert(hashmap_new(&h) == 0);
-	assert(hashmap_get(h, 5) == NULL && hashmap_remove(h, 5) == NULL);
-	assert(hashmap_put(h, 1, NULL) == -EINVAL);
+	assert_se(hashmap_new(&h) == 0);
+	assert_se(hashmap_get(h, 5) == NULL && hashmap_remove(h, 5) == NULL);
+	assert_se(hashmap_put(h, 1, NULL) == -EINVAL);
 	for (unsigned round = 0; round < 200000; round++) {
 		unsigned k = (unsigned)rand() % N;
 		uint64_t hk = (uint64_t)k * 0x100000000ULL; /* keys that share low bits */
@@ -30,24 +30,24 @@ int main(void)
 		if (rand() % 3) {
 			void *v = (void *)(uintptr_t)(round + 1);
 
-			assert(hashmap_put(h, hk, v) == 0);
+			assert_se(hashmap_put(h, hk, v) == 0);
 			size += !ref[k];
 			ref[k] = v;
 		} else {
-			assert(hashmap_remove(h, hk) == ref[k]);
+			assert_se(hashmap_remove(h, hk) == ref[k]);
 			size -= !!ref[k];
 			ref[k] = NULL;
 		}
 		if (round % 1000 == 0)
 			for (unsigned j = 0; j < N; j++)
-				assert(hashmap_get(h, (uint64_t)j * 0x100000000ULL) == ref[j]);
+				assert_se(hashmap_get(h, (uint64_t)j * 0x100000000ULL) == ref[j]);
 	}
-	assert(hashmap_size(h) == size);
+	assert_se(hashmap_size(h) == size);
 	while (hashmap_iterate(h, &i, &key, &value)) {
-		assert(ref[key / 0x100000000ULL] == value);
+		assert_se(ref[key / 0x100000000ULL] == value);
 		seen++;
 	}
-	assert(seen == size);
+	assert_se(seen == size);
 	hashmap_free(h);
 	printf("ok - hashmap matches a reference array over 200000 operations (%zu keys)\n", size);
 	return 0;

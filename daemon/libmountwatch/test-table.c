@@ -2,7 +2,7 @@
 /*
  * Unit tests for table.c, mount-info.c and the path helpers.
  */
-#include <assert.h>
+#include "check.h"
 #include <stdio.h>
 #include <linux/mount.h>
 
@@ -19,7 +19,7 @@ static MountInfo make(uint64_t id, uint64_t parent, const char *point)
 		.mount_point = strdup(point),
 		.fstype = strdup("tmpfs"),
 	};
-	assert(i.mount_point && i.fstype);
+	assert_se(i.mount_point && i.fstype);
 	return i;
 }
 
@@ -38,58 +38,58 @@ static void test_table(void)
 	MountInfo i;
 	Mount *m, *root;
 
-	assert(table_new(&t) == 0);
+	assert_se(table_new(&t) == 0);
 	i = make(100, 0, "/");
-	assert(table_add(t, &i, &root) == 0);
-	assert(i.mount_point == NULL); /* taken over */
+	assert_se(table_add(t, &i, &root) == 0);
+	assert_se(i.mount_point == NULL); /* taken over */
 	/* A child before its ... sibling, and one whose parent is not there yet. */
 	i = make(101, 100, "/a");
-	assert(table_add(t, &i, NULL) == 0);
+	assert_se(table_add(t, &i, NULL) == 0);
 	i = make(103, 102, "/b/c");
-	assert(table_add(t, &i, NULL) == 0);
+	assert_se(table_add(t, &i, NULL) == 0);
 	i = make(102, 100, "/b");
-	assert(table_add(t, &i, NULL) == 0);
+	assert_se(table_add(t, &i, NULL) == 0);
 	i = make(102, 100, "/b");
-	assert(table_add(t, &i, NULL) == -EEXIST);
+	assert_se(table_add(t, &i, NULL) == -EEXIST);
 	mount_info_done(&i);
 
-	assert(table_size(t) == 4);
-	assert(count_children(t, 100) == 2);
-	assert(count_children(t, 102) == 1);
-	assert(table_parent(t, table_get(t, 103)) == table_get(t, 102));
-	assert(table_parent(t, root) == NULL);
-	assert(table_get_by_mnt_id(t, 101) == table_get(t, 101));
+	assert_se(table_size(t) == 4);
+	assert_se(count_children(t, 100) == 2);
+	assert_se(count_children(t, 102) == 1);
+	assert_se(table_parent(t, table_get(t, 103)) == table_get(t, 102));
+	assert_se(table_parent(t, root) == NULL);
+	assert_se(table_get_by_mnt_id(t, 101) == table_get(t, 101));
 
 	/* Stacking at /a: 104 on top of 101, 105 on top of 104. */
 	i = make(104, 101, "/a");
-	assert(table_add(t, &i, NULL) == 0);
+	assert_se(table_add(t, &i, NULL) == 0);
 	i = make(105, 104, "/a");
-	assert(table_add(t, &i, NULL) == 0);
-	assert(table_topmost_at(t, "/a") == table_get(t, 105));
+	assert_se(table_add(t, &i, NULL) == 0);
+	assert_se(table_topmost_at(t, "/a") == table_get(t, 105));
 	table_remove(t, table_get(t, 105));
-	assert(table_topmost_at(t, "/a") == table_get(t, 104));
-	assert(table_topmost_at(t, "/nothing") == NULL);
+	assert_se(table_topmost_at(t, "/a") == table_get(t, 104));
+	assert_se(table_topmost_at(t, "/nothing") == NULL);
 
 	/* Update re-indexes: move /b/c under /a. */
 	m = table_get(t, 103);
 	i = make(103, 101, "/a/c");
 	i.attributes = MOUNT_ATTR_RDONLY;
 	int diff = table_update(t, m, &i);
-	assert(diff > 0);
-	assert(diff & (1 << MW_FIELD_MOUNT_POINT));
-	assert(diff & (1 << MW_FIELD_PARENT_UNIQUE_ID));
-	assert(diff & (1 << MW_FIELD_READ_ONLY));
-	assert(diff & (1 << MW_FIELD_OPTIONS));
-	assert(!(diff & (1 << MW_FIELD_FS_TYPE)));
-	assert(count_children(t, 102) == 0);
-	assert(count_children(t, 101) == 2);
-	assert(table_topmost_at(t, "/a/c") == m);
-	assert(table_topmost_at(t, "/b/c") == NULL);
+	assert_se(diff > 0);
+	assert_se(diff & (1 << MW_FIELD_MOUNT_POINT));
+	assert_se(diff & (1 << MW_FIELD_PARENT_UNIQUE_ID));
+	assert_se(diff & (1 << MW_FIELD_READ_ONLY));
+	assert_se(diff & (1 << MW_FIELD_OPTIONS));
+	assert_se(!(diff & (1 << MW_FIELD_FS_TYPE)));
+	assert_se(count_children(t, 102) == 0);
+	assert_se(count_children(t, 101) == 2);
+	assert_se(table_topmost_at(t, "/a/c") == m);
+	assert_se(table_topmost_at(t, "/b/c") == NULL);
 
 	size_t it = 0, n = 0;
 	while (table_iterate(t, &it, &m))
 		n++;
-	assert(n == table_size(t));
+	assert_se(n == table_size(t));
 	table_free(t);
 	printf("ok - table indexes: children, mount ID, stacked mount points, updates\n");
 }
@@ -99,29 +99,29 @@ static void test_mount_info(void)
 	MountInfo a = { .attributes = 0 }, b;
 	char buf[128];
 
-	assert(mount_info_options(&a, buf, sizeof(buf)) == 0);
-	assert(strcmp(buf, "rw,relatime") == 0);
+	assert_se(mount_info_options(&a, buf, sizeof(buf)) == 0);
+	assert_se(strcmp(buf, "rw,relatime") == 0);
 	a.attributes = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |
 		       MOUNT_ATTR_NOATIME;
-	assert(mount_info_options(&a, buf, sizeof(buf)) == 0);
-	assert(strcmp(buf, "ro,nosuid,nodev,noexec,noatime") == 0);
+	assert_se(mount_info_options(&a, buf, sizeof(buf)) == 0);
+	assert_se(strcmp(buf, "ro,nosuid,nodev,noexec,noatime") == 0);
 	a.attributes = MOUNT_ATTR_STRICTATIME | MOUNT_ATTR_NOSYMFOLLOW;
-	assert(mount_info_options(&a, buf, sizeof(buf)) == 0);
-	assert(strcmp(buf, "rw,nosymfollow") == 0);
-	assert(mount_info_options(&a, buf, 4) == -ENOBUFS);
+	assert_se(mount_info_options(&a, buf, sizeof(buf)) == 0);
+	assert_se(strcmp(buf, "rw,nosymfollow") == 0);
+	assert_se(mount_info_options(&a, buf, 4) == -ENOBUFS);
 
-	assert(strcmp(propagation_to_string(MW_PROPAGATION_SHARED), "shared") == 0);
-	assert(strcmp(propagation_to_string(MW_PROPAGATION_SLAVE), "slave") == 0);
-	assert(strcmp(propagation_to_string(99), "unknown") == 0);
-	assert(propagation_from_string("unbindable") == MW_PROPAGATION_UNBINDABLE);
-	assert(propagation_from_string("x") == -EINVAL);
+	assert_se(strcmp(propagation_to_string(MW_PROPAGATION_SHARED), "shared") == 0);
+	assert_se(strcmp(propagation_to_string(MW_PROPAGATION_SLAVE), "slave") == 0);
+	assert_se(strcmp(propagation_to_string(99), "unknown") == 0);
+	assert_se(propagation_from_string("unbindable") == MW_PROPAGATION_UNBINDABLE);
+	assert_se(propagation_from_string("x") == -EINVAL);
 
 	a = (MountInfo){ .unique_id = 1, .mount_point = strdup("/x"), .source = strdup("s") };
-	assert(mount_info_copy(&b, &a) == 0);
-	assert(mount_info_diff(&a, &b) == 0);
-	assert(b.mount_point != a.mount_point && strcmp(b.mount_point, "/x") == 0);
+	assert_se(mount_info_copy(&b, &a) == 0);
+	assert_se(mount_info_diff(&a, &b) == 0);
+	assert_se(b.mount_point != a.mount_point && strcmp(b.mount_point, "/x") == 0);
 	b.notify_sum = 5;
-	assert(mount_info_diff(&a, &b) == 1U << MW_FIELD_CHANGE_COUNT);
+	assert_se(mount_info_diff(&a, &b) == 1U << MW_FIELD_CHANGE_COUNT);
 	mount_info_done(&a);
 	mount_info_done(&b);
 	printf("ok - mount options as mountinfo shows them, propagation names, copy and diff\n");
@@ -144,30 +144,30 @@ static void test_paths(void)
 		int r = path_normalize(cases[i].in, &p);
 
 		if (cases[i].out) {
-			assert(r == 0 && strcmp(p, cases[i].out) == 0);
+			assert_se(r == 0 && strcmp(p, cases[i].out) == 0);
 			free(p);
 		} else
-			assert(r == -EINVAL && !p);
+			assert_se(r == -EINVAL && !p);
 	}
-	assert(parse_u64("123", &v) == 0 && v == 123);
-	assert(parse_u64("0x10", &v) == 0 && v == 16);
-	assert(parse_u64("-1", &v) == -EINVAL);
-	assert(parse_u64("12a", &v) == -EINVAL);
-	assert(parse_u64("", &v) == -EINVAL);
-	assert(parse_u64("99999999999999999999999", &v) == -ERANGE);
-	assert(parse_u32("4294967296", &u) == -ERANGE);
-	assert(parse_u32("4294967295", &u) == 0 && u == UINT32_MAX);
-	assert(log_level_from_string("DEBUG") == LOG_DEBUG);
-	assert(log_level_from_string("error") == LOG_ERR);
-	assert(log_level_from_string("loud") == -EINVAL);
+	assert_se(parse_u64("123", &v) == 0 && v == 123);
+	assert_se(parse_u64("0x10", &v) == 0 && v == 16);
+	assert_se(parse_u64("-1", &v) == -EINVAL);
+	assert_se(parse_u64("12a", &v) == -EINVAL);
+	assert_se(parse_u64("", &v) == -EINVAL);
+	assert_se(parse_u64("99999999999999999999999", &v) == -ERANGE);
+	assert_se(parse_u32("4294967296", &u) == -ERANGE);
+	assert_se(parse_u32("4294967295", &u) == 0 && u == UINT32_MAX);
+	assert_se(log_level_from_string("DEBUG") == LOG_DEBUG);
+	assert_se(log_level_from_string("error") == LOG_ERR);
+	assert_se(log_level_from_string("loud") == -EINVAL);
 	{
 		char *t = NULL;
 
-		assert(utf8_escape_invalid("/plain/päth/日本", &t) == 0 && !t);
-		assert(utf8_escape_invalid("/bad\xff/x\xc3", &t) == 1);
-		assert(strcmp(t, "/bad\\377/x\\303") == 0);
+		assert_se(utf8_escape_invalid("/plain/päth/日本", &t) == 0 && !t);
+		assert_se(utf8_escape_invalid("/bad\xff/x\xc3", &t) == 1);
+		assert_se(strcmp(t, "/bad\\377/x\\303") == 0);
 		free(t);
-		assert(utf8_escape_invalid("\xed\xa0\x80", &t) == 1); /* a surrogate */
+		assert_se(utf8_escape_invalid("\xed\xa0\x80", &t) == 1); /* a surrogate */
 		free(t);
 	}
 	printf("ok - path normalisation, number and log level parsing, UTF-8 escaping\n");

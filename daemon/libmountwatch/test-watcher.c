@@ -9,23 +9,14 @@
 #include <assert.h>
 #include <stdio.h>
 
+#include "check.h"
 #include "fake-kernel.h"
 #include "util.h"
 #include "watcher.h"
 
-static unsigned checks;
-
-#define CHECK(cond)                                                                     \
-	do {                                                                            \
-		checks++;                                                               \
-		if (!(cond)) {                                                          \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                        \
-		}                                                                       \
-	} while (0)
 
 typedef struct Recorder {
-	unsigned added, removed, changed, resynced;
+	unsigned added, removed, changed, resynced, superblock;
 	uint64_t last_generation;
 	bool generation_monotonic;
 } Recorder;
@@ -37,24 +28,26 @@ static void record(mw_watcher *m, const struct mw_change *c, void *userdata)
 	switch (c->type) {
 	case MW_CHANGE_ADDED:
 		r->added++;
-		CHECK(c->mount && c->mount->unique_id == c->unique_id);
+		assert_se(c->mount && c->mount->unique_id == c->unique_id);
 		break;
 	case MW_CHANGE_REMOVED:
 		r->removed++;
-		CHECK(!table_get(m->table, c->unique_id));
+		assert_se(!table_get(m->table, c->unique_id));
 		break;
 	case MW_CHANGE_MOVED:
-		CHECK(c->fields & ((1U << MW_FIELD_MOUNT_POINT) | (1U << MW_FIELD_PARENT_UNIQUE_ID)));
+		assert_se(c->fields & ((1U << MW_FIELD_MOUNT_POINT) | (1U << MW_FIELD_PARENT_UNIQUE_ID)));
 		__attribute__((fallthrough)); /* a move is a change */
 	case MW_CHANGE_CHANGED:
 		r->changed++;
-		CHECK(c->fields != 0 && c->mount);
+		assert_se(c->fields != 0 && c->mount);
 		break;
 	case MW_CHANGE_RESYNCED:
 		r->resynced++;
-		CHECK(c->resync);
+		assert_se(c->resync);
 		return;
 	case MW_CHANGE_SUPERBLOCK:
+		r->superblock++;
+		return;
 	case MW_CHANGE_LOST:
 		return;
 	}
@@ -74,7 +67,7 @@ static void run(TestFn test, unsigned queue_size)
 	Recorder rec = { .generation_monotonic = true };
 	mw_watcher *m;
 
-	CHECK(watcher_new_with_backend(&m, fake_kernel_backend(k), "/") == 0);
+	assert_se(watcher_new_with_backend(&m, fake_kernel_backend(k), "/") == 0);
 	mw_watcher_set_change_fn(m, record, &rec);
 	test(k, m, &rec);
 	mw_watcher_free(m);
@@ -90,25 +83,25 @@ static unsigned compare_sums(mw_watcher *m, FakeKernel *k, bool verbose)
 	unsigned i = 0, mismatched = 0;
 	uint64_t id;
 
-	CHECK(table_size(m->table) == fake_count(k));
+	assert_se(table_size(m->table) == fake_count(k));
 	while (fake_iterate(k, &i, &id)) {
 		MountInfo want;
 		Mount *e = table_get(m->table, id);
 
-		CHECK(e);
-		CHECK(fake_query(k, id, &want) == 0);
+		assert_se(e);
+		assert_se(fake_query(k, id, &want) == 0);
 		if (!streq_ptr(e->info.mount_point, want.mount_point))
 			fprintf(stderr, "mount %" PRIu64 ": table %s, kernel %s\n", id,
 				e->info.mount_point, want.mount_point);
-		CHECK(streq_ptr(e->info.mount_point, want.mount_point));
-		CHECK(e->info.parent_unique_id == want.parent_unique_id);
-		CHECK(e->info.parent_id == want.parent_id);
-		CHECK(e->info.mnt_id == want.mnt_id);
-		CHECK(e->info.attributes == want.attributes);
-		CHECK(streq_ptr(e->info.fstype, want.fstype));
-		CHECK(streq_ptr(e->info.super_options, want.super_options));
-		CHECK(e->info.superblock_id == want.superblock_id);
-		CHECK(!e->detached);
+		assert_se(streq_ptr(e->info.mount_point, want.mount_point));
+		assert_se(e->info.parent_unique_id == want.parent_unique_id);
+		assert_se(e->info.parent_id == want.parent_id);
+		assert_se(e->info.mnt_id == want.mnt_id);
+		assert_se(e->info.attributes == want.attributes);
+		assert_se(streq_ptr(e->info.fstype, want.fstype));
+		assert_se(streq_ptr(e->info.super_options, want.super_options));
+		assert_se(e->info.superblock_id == want.superblock_id);
+		assert_se(!e->detached);
 		if (verbose && e->info.notify_sum != want.notify_sum)
 			fprintf(stderr, "mount %" PRIu64 " %s: ChangeCount %" PRIu64 ", kernel %" PRIu64 "\n",
 				id, want.mount_point, e->info.notify_sum, want.notify_sum);
@@ -129,7 +122,7 @@ static void check_exact(mw_watcher *m, FakeKernel *k, const char *what)
 	if (compare(m, k) != 0) {
 		fprintf(stderr, "after %s:\n", what);
 		(void)compare_sums(m, k, true);
-		CHECK(0);
+		assert_se(0);
 	}
 }
 
@@ -138,7 +131,7 @@ static uint64_t kernel_sum(FakeKernel *k, uint64_t id)
 	MountInfo info;
 	uint64_t sum;
 
-	CHECK(fake_query(k, id, &info) == 0);
+	assert_se(fake_query(k, id, &info) == 0);
 	sum = info.notify_sum;
 	mount_info_done(&info);
 	return sum;
@@ -148,7 +141,7 @@ static uint64_t table_sum(mw_watcher *m, uint64_t id)
 {
 	Mount *e = table_get(m->table, id);
 
-	CHECK(e);
+	assert_se(e);
 	return e->info.notify_sum;
 }
 
@@ -166,18 +159,18 @@ static void build_tree(FakeKernel *k, unsigned n)
 
 static void snapshot(mw_watcher *m, Recorder *rec)
 {
-	CHECK(watcher_snapshot(m) == 0);
-	CHECK(m->generation == 0);
+	assert_se(watcher_snapshot(m) == 0);
+	assert_se(m->generation == 0);
 	*rec = (Recorder){ .generation_monotonic = true };
 }
 
 /* What an event loop does: process when readable, and again at the watcher's timeout. */
 static void drain_fake(mw_watcher *m)
 {
-	CHECK(mw_watcher_process(m) >= 0);
+	assert_se(mw_watcher_process(m) >= 0);
 	while (mw_watcher_get_timeout(m) != UINT64_MAX) {
 		usleep(5000);
-		CHECK(mw_watcher_process(m) >= 0);
+		assert_se(mw_watcher_process(m) >= 0);
 	}
 }
 
@@ -185,12 +178,12 @@ static void test_snapshot(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	build_tree(k, 200);
 	snapshot(m, rec);
-	CHECK(compare(m, k) == 0);
-	CHECK(m->resyncs == 0);
+	assert_se(compare(m, k) == 0);
+	assert_se(m->resyncs == 0);
 	/* Events queued before the snapshot are already in it: applying them changes nothing visible. */
 	drain_fake(m);
 	(void)compare(m, k);
-	CHECK(rec->added == 0 && rec->removed == 0);
+	assert_se(rec->added == 0 && rec->removed == 0);
 	printf("ok - snapshot\n");
 }
 
@@ -248,19 +241,19 @@ static void test_events_exact(FakeKernel *k, mw_watcher *m, Recorder *rec)
 		random_op(k, &serial);
 		drain_fake(m);
 		/* O(1) per event: at most one query per record (none for unmounts). */
-		CHECK(fake_queries(k) - queries_before <= m->events - events_before);
+		assert_se(fake_queries(k) - queries_before <= m->events - events_before);
 		if (compare(m, k) != 0) {
 			fprintf(stderr, "after op %u\n", i);
 			(void)compare(m, k);
-			CHECK(0);
+			assert_se(0);
 		}
 	}
-	CHECK(m->resyncs == 0 && m->overruns == 0);
-	CHECK(rec->generation_monotonic);
-	CHECK(rec->added > 0 && rec->removed > 0 && rec->changed > 0);
+	assert_se(m->resyncs == 0 && m->overruns == 0);
+	assert_se(rec->generation_monotonic);
+	assert_se(rec->added > 0 && rec->removed > 0 && rec->changed > 0);
 	/* Parents come from the records and the table, not from O(N) ID lookups. */
-	CHECK(fake_resolves(k) == 0);
-	printf("ok - events applied one by one keep table and counters exact (%u checks so far)\n", checks);
+	assert_se(fake_resolves(k) == 0);
+	printf("ok - events applied one by one keep table and counters exact (%u checks so far)\n", check_count);
 }
 
 /*
@@ -285,8 +278,8 @@ static void test_events_batched(FakeKernel *k, mw_watcher *m, Recorder *rec)
 		snprintf(what, sizeof(what), "batch %u (%u operations)", round, burst);
 		check_exact(m, k, what);
 	}
-	CHECK(m->resyncs == 0);
-	CHECK(rec->generation_monotonic);
+	assert_se(m->resyncs == 0);
+	assert_se(rec->generation_monotonic);
 	printf("ok - batched events keep the table and every counter exact (%u operations, %zu mounts)\n",
 	       serial, table_size(m->table));
 }
@@ -314,27 +307,49 @@ static void test_overrun_requery(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	snapshot(m, rec);
 	drain_fake(m); /* overflowed during set-up: resync */
 	(void)fake_touched_by_loss(k, true);
-	CHECK(compare(m, k) == 0);
+	assert_se(compare(m, k) == 0);
 
 	/* 10 attribute changes into a queue of 4: 6 records lost. */
 	for (unsigned i = 0; i < 10; i++)
 		fake_setattr(k, leaves[i], 1);
 	touched = fake_touched_by_loss(k, true);
 	drain_fake(m);
-	CHECK(m->overruns >= 1);
-	CHECK(compare(m, k) == 0);
+	assert_se(m->overruns >= 1);
+	assert_se(compare(m, k) == 0);
 	/* 6 leaves, their 6 parents, and the root. */
-	CHECK(touched == 13);
-	CHECK(m->last_resync.requeried == touched);
-	CHECK(m->last_resync.changed == 6 && m->last_resync.added == 0 && m->last_resync.removed == 0);
-	CHECK(rec->resynced >= 1);
+	assert_se(touched == 13);
+	assert_se(m->last_resync.requeried == touched);
+	assert_se(m->last_resync.changed == 6 && m->last_resync.added == 0 && m->last_resync.removed == 0);
+	assert_se(rec->resynced >= 1);
 
 	/* A mount that vanished without a record is dropped by a resync. */
 	fake_unmount_silently(k, leaves[0]);
-	CHECK(watcher_resync(m, NULL, true) == 0);
-	CHECK(m->last_resync.removed == 1 && m->last_resync.requeried == 0);
-	CHECK(compare(m, k) == 0);
+	assert_se(watcher_resync(m, NULL, true) == 0);
+	assert_se(m->last_resync.removed == 1 && m->last_resync.requeried == 0);
+	assert_se(compare(m, k) == 0);
 	printf("ok - overrun: resync re-queries only the %u mounts touched by lost records\n", touched);
+}
+
+/* A move whose records were lost: the resync finds it and counts it as changed. */
+static void test_overrun_move(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t a = fake_mount(k, fake_root(k), "a", "tmpfs");
+	uint64_t b = fake_mount(k, fake_root(k), "b", "tmpfs");
+	uint64_t x = fake_mount(k, a, "x", "tmpfs");
+
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	/* Fill the queue of 4 with mounts that come and go, then move x: its records are lost. */
+	for (unsigned i = 0; i < 4; i++)
+		fake_umount(k, fake_mount(k, b, "tmp", "tmpfs"));
+	fake_move(k, x, b, "x");
+	drain_fake(m);
+	assert_se(m->overruns >= 1);
+	assert_se(compare(m, k) == 0);
+	assert_se(streq_ptr(table_get(m->table, x)->info.mount_point, "/b/x"));
+	/* Only x's record changed (its point and parent); the others only in their sums. */
+	assert_se(m->last_resync.changed == 1 && m->last_resync.added == 0 && m->last_resync.removed == 0);
+	printf("ok - overrun: a lost move is found by the resync and counted as changed\n");
 }
 
 /*
@@ -351,7 +366,7 @@ static unsigned apply_queue_check_loss(mw_watcher *m, FakeKernel *k)
 
 	while ((n = m->backend->ops->read_events(m->backend, events, ELEMENTSOF(events))) > 0)
 		for (int j = 0; j < n; j++)
-			CHECK(watcher_apply_event(m, &events[j]) == 0);
+			assert_se(watcher_apply_event(m, &events[j]) == 0);
 	while (fake_iterate(k, &i, &id)) {
 		Mount *e = table_get(m->table, id);
 		bool differs = !e || e->info.notify_sum != kernel_sum(k, id);
@@ -359,7 +374,7 @@ static unsigned apply_queue_check_loss(mw_watcher *m, FakeKernel *k)
 		if (differs != fake_touched(k, id))
 			fprintf(stderr, "mount %" PRIu64 ": %s, %s by a lost record\n", id,
 				differs ? "sum differs" : "sum equal", fake_touched(k, id) ? "touched" : "untouched");
-		CHECK(differs == fake_touched(k, id));
+		assert_se(differs == fake_touched(k, id));
 		differ += differs;
 	}
 	(void)fake_touched_by_loss(k, true);
@@ -382,17 +397,17 @@ static void test_overrun_random(FakeKernel *k, mw_watcher *m, Recorder *rec)
 		for (unsigned i = 0; i < burst; i++)
 			random_op(k, &serial);
 		differ += apply_queue_check_loss(m, k);
-		CHECK(watcher_finish_batch(m) == 0);
+		assert_se(watcher_finish_batch(m) == 0);
 		if (m->resyncs > resyncs) {
 			requeried += m->last_resync.requeried;
 			sizes += (unsigned)table_size(m->table);
 		}
 		check_exact(m, k, "an overrun storm and its resync");
 	}
-	CHECK(m->resyncs > 0 && m->overruns > 0);
-	CHECK(rec->generation_monotonic);
+	assert_se(m->resyncs > 0 && m->overruns > 0);
+	assert_se(rec->generation_monotonic);
 	/* Far fewer queries than re-reading the whole table each time. */
-	CHECK(requeried < sizes);
+	assert_se(requeried < sizes);
 	printf("ok - overrun storms: %" PRIu64 " resyncs, %u of %u mounts re-queried (%u touched by lost records), table exact\n",
 	       m->resyncs, requeried, sizes, differ);
 }
@@ -414,8 +429,8 @@ static void test_move_subtree(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	drain_fake(m);
 	(void)compare(m, k);
 	e = table_get(m->table, c);
-	CHECK(e && streq_ptr(e->info.mount_point, "/d/x/b/c"));
-	CHECK(rec->removed == 0); /* a move is a change, not a removal */
+	assert_se(e && streq_ptr(e->info.mount_point, "/d/x/b/c"));
+	assert_se(rec->removed == 0); /* a move is a change, not a removal */
 
 	/* Stacked mounts: the topmost one answers for the path. */
 	uint64_t s1 = fake_mount(k, fake_root(k), "s", "tmpfs");
@@ -423,11 +438,11 @@ static void test_move_subtree(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	drain_fake(m);
 	(void)compare(m, k);
 	e = table_topmost_at(m->table, "/s");
-	CHECK(e && e->info.unique_id == s2);
+	assert_se(e && e->info.unique_id == s2);
 	fake_umount(k, s2);
 	drain_fake(m);
 	e = table_topmost_at(m->table, "/s");
-	CHECK(e && e->info.unique_id == s1);
+	assert_se(e && e->info.unique_id == s1);
 	(void)b;
 	printf("ok - moves carry subtrees; stacked mounts resolve to the topmost\n");
 }
@@ -453,11 +468,11 @@ static void test_move_split(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	fake_split_next_read(k, 1); /* the batch ends after MOVE_FROM */
 	fake_move(k, a, d, "x");
 	drain_fake(m);
-	CHECK(compare(m, k) == 0);
-	CHECK(rec->removed == 0 && rec->added == 0);
-	CHECK(fake_queries(k) == queries + 1); /* MOVE_TO's query of a only */
+	assert_se(compare(m, k) == 0);
+	assert_se(rec->removed == 0 && rec->added == 0);
+	assert_se(fake_queries(k) == queries + 1); /* MOVE_TO's query of a only */
 	e = table_get(m->table, c);
-	CHECK(e && streq_ptr(e->info.mount_point, "/d/x/c"));
+	assert_se(e && streq_ptr(e->info.mount_point, "/d/x/c"));
 	printf("ok - a batch that ends between MOVE_FROM and MOVE_TO: the tree just moves\n");
 }
 
@@ -490,12 +505,12 @@ static void test_counters_rbind(FakeKernel *k, mw_watcher *m, Recorder *rec)
 		drain_fake(m);
 		if (split)
 			drain_fake(m);
-		CHECK(table_first_child(m->table, b));
+		assert_se(table_first_child(m->table, b));
 		x2 = table_first_child(m->table, b)->info.unique_id;
-		CHECK(table_first_child(m->table, x2));
+		assert_se(table_first_child(m->table, x2));
 		y2 = table_first_child(m->table, x2)->info.unique_id;
-		CHECK(table_sum(m, b) == 3 && table_sum(m, x2) == 2 && table_sum(m, y2) == 1);
-		CHECK(table_sum(m, root) == root0 + 3);
+		assert_se(table_sum(m, b) == 3 && table_sum(m, x2) == 2 && table_sum(m, y2) == 1);
+		assert_se(table_sum(m, root) == root0 + 3);
 		check_exact(m, k, "an rbind");
 	}
 	printf("ok - rbind: each new mount starts at the sum its NEW_MOUNT gives it\n");
@@ -536,9 +551,9 @@ static void test_counters_lazy_unmount(FakeKernel *k, mw_watcher *m, Recorder *r
 		drain_fake(m);
 		if (split)
 			drain_fake(m);
-		CHECK(table_sum(m, r) == r0 + 4);
-		CHECK(table_sum(m, root) == root0 + 4);
-		CHECK(rec->removed == removed + 4); /* one MountRemoved each, as before */
+		assert_se(table_sum(m, r) == r0 + 4);
+		assert_se(table_sum(m, root) == root0 + 4);
+		assert_se(rec->removed == removed + 4); /* one MountRemoved each, as before */
 		check_exact(m, k, "a lazy unmount");
 	}
 	printf("ok - lazy unmount of a tree: its records count for every ancestor\n");
@@ -568,7 +583,7 @@ static void test_counters_moves_batched(FakeKernel *k, mw_watcher *m, Recorder *
 	(void)fake_mount(k, d, "e", "tmpfs");
 	drain_fake(m);
 	check_exact(m, k, "moves in one batch");
-	CHECK(streq_ptr(table_get(m->table, d)->info.mount_point, "/s/c/d"));
+	assert_se(streq_ptr(table_get(m->table, d)->info.mount_point, "/s/c/d"));
 
 	/* Gone before its first record is read: the walks pass through it. */
 	c = fake_mount(k, p, "c2", "tmpfs");
@@ -589,7 +604,7 @@ static void test_counters_moves_batched(FakeKernel *k, mw_watcher *m, Recorder *
 	fake_move(k, c, q, "c3");
 	drain_fake(m);
 	check_exact(m, k, "a move, a lazy unmount below it, a move");
-	CHECK(rec->generation_monotonic);
+	assert_se(rec->generation_monotonic);
 	printf("ok - moves in a batch: ancestors follow the records, not the queries\n");
 }
 
@@ -598,23 +613,23 @@ static void test_watched_subtree(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	uint64_t w, x, y;
 
-	CHECK(free_and_strdup(&m->path, "/w") >= 0);
+	assert_se(free_and_strdup(&m->path, "/w") >= 0);
 	w = fake_mount(k, fake_root(k), "w", "tmpfs");
 	fake_flush_queue(k);
 	snapshot(m, rec);
 	x = fake_mount(k, w, "x", "tmpfs");
 	y = fake_mount(k, fake_root(k), "y", "tmpfs");
 	drain_fake(m);
-	CHECK(table_get(m->table, x) && !table_get(m->table, y));
-	CHECK(!table_get(m->table, fake_root(k)) && table_size(m->table) == 2);
+	assert_se(table_get(m->table, x) && !table_get(m->table, y));
+	assert_se(!table_get(m->table, fake_root(k)) && table_size(m->table) == 2);
 	/* Moving x out of /w takes it out of the table. */
 	fake_move(k, x, y, "x");
 	drain_fake(m);
-	CHECK(!table_get(m->table, x));
+	assert_se(!table_get(m->table, x));
 	fake_move(k, x, w, "back");
 	drain_fake(m);
-	CHECK(table_get(m->table, x) && streq_ptr(table_get(m->table, x)->info.mount_point, "/w/back"));
-	CHECK(table_sum(m, w) == kernel_sum(k, w));
+	assert_se(table_get(m->table, x) && streq_ptr(table_get(m->table, x)->info.mount_point, "/w/back"));
+	assert_se(table_sum(m, w) == kernel_sum(k, w));
 	/*
 	 * Mounted below /w and moved beside it before the watcher reads the
 	 * records: never exported, but the mount below it counted for /w.
@@ -623,8 +638,8 @@ static void test_watched_subtree(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	(void)fake_mount(k, x, "d", "tmpfs");
 	fake_move(k, x, y, "x2");
 	drain_fake(m);
-	CHECK(!table_get(m->table, x));
-	CHECK(table_sum(m, w) == kernel_sum(k, w));
+	assert_se(!table_get(m->table, x));
+	assert_se(table_sum(m, w) == kernel_sum(k, w));
 	printf("ok - a watched subtree exports only what is below it\n");
 }
 
@@ -640,11 +655,37 @@ static void test_superblock_remount(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	snapshot(m, rec);
 	fake_remount_sb(k, b, "ro,size=1k");
 	drain_fake(m);
-	CHECK(compare(m, k) == 0);
-	CHECK(streq_ptr(table_get(m->table, a)->info.super_options, "ro,size=1k"));
-	CHECK(streq_ptr(table_get(m->table, c)->info.super_options, "ro,size=1k"));
-	CHECK(rec->changed == 3);
+	assert_se(compare(m, k) == 0);
+	assert_se(streq_ptr(table_get(m->table, a)->info.super_options, "ro,size=1k"));
+	assert_se(streq_ptr(table_get(m->table, c)->info.super_options, "ro,size=1k"));
+	assert_se(rec->changed == 3);
 	printf("ok - a superblock remount updates every mount of it\n");
+}
+
+/* The kernel's SB_CHANGED record (kernel-abi of issue 14): every mount of the superblock. */
+static void test_sb_changed_record(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t a, b, c, sb;
+	MountEvent ev;
+
+	a = fake_mount(k, fake_root(k), "a", "tmpfs");
+	b = fake_bind(k, a, fake_root(k), "b");
+	c = fake_bind(k, a, fake_root(k), "c");
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	sb = table_get(m->table, a)->info.superblock_id;
+	assert_se(table_get(m->table, c)->info.superblock_id == sb);
+	/* The fake posts the old per-mount records: drop them, post SB_CHANGED instead. */
+	fake_remount_sb(k, b, "ro,size=2k");
+	fake_flush_queue(k);
+	ev = (MountEvent){ .type = MOUNT_EVENT_SB_CHANGED, .triggered_on = b, .auxiliary = sb };
+	assert_se(watcher_apply_event(m, &ev) == 0);
+	assert_se(watcher_finish_batch(m) == 0);
+	assert_se(streq_ptr(table_get(m->table, a)->info.super_options, "ro,size=2k"));
+	assert_se(streq_ptr(table_get(m->table, b)->info.super_options, "ro,size=2k"));
+	assert_se(streq_ptr(table_get(m->table, c)->info.super_options, "ro,size=2k"));
+	assert_se(rec->changed == 3 && rec->superblock == 1);
+	printf("ok - an SB_CHANGED record updates every mount of the superblock\n");
 }
 
 /* Records about mounts already gone, twice-seen mounts, unknown IDs: no harm. */
@@ -654,23 +695,23 @@ static void test_robustness(FakeKernel *k, mw_watcher *m, Recorder *rec)
 
 	snapshot(m, rec);
 	ev = (MountEvent){ .type = MOUNT_EVENT_UNMOUNT, .triggered_on = 1, .auxiliary = 999 };
-	CHECK(watcher_apply_event(m, &ev) == 0);
+	assert_se(watcher_apply_event(m, &ev) == 0);
 	ev = (MountEvent){ .type = MOUNT_EVENT_NEW_MOUNT, .triggered_on = 1, .auxiliary = 999 };
-	CHECK(watcher_apply_event(m, &ev) == 0);
+	assert_se(watcher_apply_event(m, &ev) == 0);
 	ev = (MountEvent){ .type = MOUNT_EVENT_MOVE_FROM, .triggered_on = fake_root(k), .auxiliary = 12345 };
-	CHECK(watcher_apply_event(m, &ev) == 0);
+	assert_se(watcher_apply_event(m, &ev) == 0);
 	ev = (MountEvent){ .type = 77 };
-	CHECK(watcher_apply_event(m, &ev) == 0);
+	assert_se(watcher_apply_event(m, &ev) == 0);
 	ev = (MountEvent){ .type = MOUNT_EVENT_WATCH_REMOVED };
-	CHECK(watcher_apply_event(m, &ev) == -ENOLINK);
-	CHECK(watcher_finish_batch(m) == 0);
+	assert_se(watcher_apply_event(m, &ev) == -ENOLINK);
+	assert_se(watcher_finish_batch(m) == 0);
 	(void)compare(m, k);
 
 	/* Mount then unmount before the watcher looks: nothing to announce. */
 	uint64_t x = fake_mount(k, fake_root(k), "x", "tmpfs");
 	fake_umount(k, x);
 	drain_fake(m);
-	CHECK(rec->added == 0 && rec->removed == 0);
+	assert_se(rec->added == 0 && rec->removed == 0);
 	(void)compare(m, k);
 	printf("ok - stale, duplicate and unknown records are harmless\n");
 }
@@ -684,6 +725,7 @@ int main(void)
 	run(test_events_exact, 4096);
 	run(test_events_batched, 4096);
 	run(test_overrun_requery, 4);
+	run(test_overrun_move, 4);
 	run(test_overrun_random, 8);
 	run(test_move_subtree, 64);
 	run(test_move_split, 64);
@@ -691,8 +733,9 @@ int main(void)
 	run(test_counters_lazy_unmount, 64);
 	run(test_counters_moves_batched, 64);
 	run(test_superblock_remount, 64);
+	run(test_sb_changed_record, 64);
 	run(test_watched_subtree, 64);
 	run(test_robustness, 64);
-	printf("%u checks passed\n", checks);
+	printf("%u checks passed\n", check_count);
 	return 0;
 }

@@ -96,13 +96,14 @@ static const char *errno_name(int e)
 }
 
 /*
- * Opens the backend name (NULL/"auto": the first that works) on path.
- * Appends one line per backend tried to *reason. Returns 0 with *ret set,
- * -EINVAL for an unknown name, -EOPNOTSUPP if none works, another negative
- * errno for a real failure of the named backend.
+ * Opens the backend name (NULL/"auto": the first that works) on path, or
+ * with probe, tries each (and closes it again). Writes one line per backend
+ * tried to *reason. Returns 0 with *ret set (unless probe), -EINVAL for an
+ * unknown name, -EOPNOTSUPP if none works, another negative errno for a real
+ * failure of the named backend.
  */
-static int open_backend(const char *name, const char *path, unsigned queue_size, Backend **ret,
-			char **reason)
+static int open_backend(const char *name, const char *path, unsigned queue_size, bool probe,
+			Backend **ret, char **reason)
 {
 	bool any = !name || streq_ptr(name, "auto");
 	_cleanup_free_ char *text = NULL;
@@ -118,65 +119,42 @@ static int open_backend(const char *name, const char *path, unsigned queue_size,
 	for (size_t i = 0; backend_table[i]; i++) {
 		const BackendOps *ops = backend_table[i];
 		const char *why = NULL;
+		Backend *b = NULL;
 
 		if (!any && !streq_ptr(ops->name, name))
 			continue;
-		r = ops->open(ret, path, queue_size, &why);
+		r = ops->open(&b, path, queue_size, &why);
+		if (r >= 0 && probe) {
+			fprintf(f, "%s: ok\n", ops->name);
+			ops->close(b);
+			continue;
+		}
 		if (r >= 0) {
 			fprintf(f, "%s: %s\n", ops->name, any ? "chosen: the first that works here" : "chosen by name");
+			*ret = b;
 			break;
 		}
 		if (r == -EOPNOTSUPP)
 			fprintf(f, "%s: not supported by this kernel: %s\n", ops->name, why ?: "EOPNOTSUPP");
 		else
 			fprintf(f, "%s: failed: %s (%s)\n", ops->name, strerror(-r), errno_name(-r));
-		if (!any)
-			break;
 	}
-	if (fclose(f) != 0)
-		r = r >= 0 ? -ENOMEM : r;
+	if (fclose(f) != 0) {
+		if (r >= 0 && !probe)
+			(*ret)->ops->close(*ret);
+		return -ENOMEM;
+	}
 	if (r < 0 && any)
 		r = -EOPNOTSUPP;
-	if (text && size > 0 && text[size - 1] == '\n')
+	if (size > 0 && text[size - 1] == '\n')
 		text[size - 1] = 0;
 	*reason = TAKE_PTR(text);
-	return r;
+	return probe ? 0 : r;
 }
 
 _public_ int mw_watcher_probe(const char *backend, char **ret)
 {
-	bool any = !backend || streq_ptr(backend, "auto");
-	_cleanup_free_ char *text = NULL;
-	size_t size = 0;
-	FILE *f;
-
-	if (!any && !backend_find(backend))
-		return -EINVAL;
-	f = open_memstream(&text, &size);
-	if (!f)
-		return -ENOMEM;
-	for (size_t i = 0; backend_table[i]; i++) {
-		const BackendOps *ops = backend_table[i];
-		const char *why = NULL;
-		Backend *b = NULL;
-		int r;
-
-		if (!any && !streq_ptr(ops->name, backend))
-			continue;
-		r = ops->open(&b, "/", 0, &why);
-		if (r >= 0) {
-			fprintf(f, "%s: ok\n", ops->name);
-			ops->close(b);
-		} else if (r == -EOPNOTSUPP) {
-			fprintf(f, "%s: not supported by this kernel: %s\n", ops->name, why ?: "EOPNOTSUPP");
-		} else {
-			fprintf(f, "%s: failed: %s\n", ops->name, strerror(-r));
-		}
-	}
-	if (fclose(f) != 0)
-		return -ENOMEM;
-	*ret = TAKE_PTR(text);
-	return 0;
+	return open_backend(backend, "/", 0, true, NULL, ret);
 }
 
 _public_ int mw_watcher_new(mw_watcher **ret, const char *path, const char *backend, unsigned queue_size)
@@ -188,7 +166,7 @@ _public_ int mw_watcher_new(mw_watcher **ret, const char *path, const char *back
 
 	if (!ret || !path || path[0] != '/')
 		return -EINVAL;
-	r = open_backend(backend, path, queue_size, &b, &reason);
+	r = open_backend(backend, path, queue_size, false, &b, &reason);
 	if (r < 0)
 		return r;
 	r = watcher_new_with_backend(&w, b, path);
@@ -218,7 +196,7 @@ _public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *back
 	r = path_normalize(path, &p);
 	if (r < 0)
 		return r;
-	r = open_backend(backend, p, queue_size, &b, &reason);
+	r = open_backend(backend, p, queue_size, false, &b, &reason);
 	if (r < 0)
 		return r;
 	w->backend->ops->close(w->backend);

@@ -99,28 +99,29 @@ void manager_set_watcher(Manager *m, mw_watcher *w)
 
 static void log_backend(Manager *m)
 {
-	const char *reason = mw_watcher_get_backend_reason(m->watcher), *nl;
+	_cleanup_free_ char *reason = strdup(mw_watcher_get_backend_reason(m->watcher));
+	char *save = NULL;
 
 	log_info("Using the %s backend (Backend=%s):", mw_watcher_get_backend(m->watcher),
 		 m->config.backend);
 	/* One log line per backend tried. */
-	for (const char *p = reason; *p; p = nl ? nl + 1 : p + strlen(p)) {
-		nl = strchr(p, '\n');
-		log_info("  %.*s", nl ? (int)(nl - p) : (int)strlen(p), p);
-	}
+	for (char *l = reason ? strtok_r(reason, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+		log_info("  %s", l);
 }
 
 static int open_failed(Manager *m, int r)
 {
 	_cleanup_free_ char *why = NULL;
-	const char *b = m->config.backend;
+	const char *b = m->config.backend, *reason;
 
 	if (r == -EOPNOTSUPP) {
 		(void)mw_watcher_probe(b, &why);
 		if (streq_ptr(b, "auto"))
 			return log_error_errno(r, "No backend works on this kernel:\n%s", why ?: "");
+		/* "NAME: not supported by this kernel: WHY" */
+		reason = why ? strstr(why, "kernel: ") : NULL;
 		return log_error_errno(r, "Backend=%s is not available on this kernel: %s", b,
-				       why ? (strchr(why, ':') ? strchr(why, ':') + 2 : why) : "");
+				       reason ? reason + 8 : why ?: "");
 	}
 	return log_error_errno(r, "Failed to watch mounts below %s with Backend=%s: %m",
 			       m->config.watch_path, b);

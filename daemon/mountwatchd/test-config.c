@@ -4,7 +4,7 @@
  * names file, line and key; the old config stays), overrides, and the
  * shipped conf/mountwatchd.conf.
  */
-#include <assert.h>
+#include "check.h"
 #include <stdio.h>
 
 #include "config.h"
@@ -17,9 +17,9 @@ static char *write_file(const char *name, const char *text)
 	char *path;
 	FILE *f;
 
-	assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	assert_se(asprintf(&path, "%s/%s", dir, name) > 0);
 	f = fopen(path, "we");
-	assert(f);
+	assert_se(f);
 	fputs(text, f);
 	fclose(f);
 	return path;
@@ -30,16 +30,16 @@ static void expect_error(const char *text, const char *message_part)
 	_cleanup_free_ char *path = write_file("bad.conf", text), *error = NULL;
 	Config c;
 
-	assert(config_init(&c) == 0);
-	assert(config_set_queue_size(&c, "7", &(const char *){ NULL }) == 0);
-	assert(config_load(&c, path, 0, &error) == -EINVAL);
-	assert(error);
+	assert_se(config_init(&c) == 0);
+	assert_se(config_set_queue_size(&c, "7", &(const char *){ NULL }) == 0);
+	assert_se(config_load(&c, path, 0, &error) == -EINVAL);
+	assert_se(error);
 	if (!strstr(error, message_part) || !strstr(error, path)) {
 		fprintf(stderr, "unexpected message: %s (wanted %s)\n", error, message_part);
 		abort();
 	}
 	/* The previous values are kept. */
-	assert(c.queue_size == 7 && strcmp(c.watch_path, "/") == 0);
+	assert_se(c.queue_size == 7 && strcmp(c.watch_path, "/") == 0);
 	config_done(&c);
 	printf("ok - rejected with \"%s\"\n", strstr(error, ": ") + 2);
 }
@@ -50,7 +50,7 @@ int main(void)
 	Config c, o;
 	const char *why;
 
-	assert(mkdtemp(dir));
+	assert_se(mkdtemp(dir));
 
 	good = write_file("good.conf",
 			  "# comment\n"
@@ -61,30 +61,30 @@ int main(void)
 			  "\n"
 			  "[Log]\n"
 			  "Level=debug\n");
-	assert(config_init(&c) == 0);
-	assert(c.queue_size == CONFIG_QUEUE_SIZE_DEFAULT && strcmp(c.watch_path, "/") == 0);
-	assert(config_load(&c, good, 0, &error) == 0);
-	assert(strcmp(c.watch_path, "/srv/data") == 0);
-	assert(c.queue_size == 64 && c.log_level == LOG_DEBUG);
-	assert(strcmp(c.backend, "watch_queue") == 0);
+	assert_se(config_init(&c) == 0);
+	assert_se(c.queue_size == CONFIG_QUEUE_SIZE_DEFAULT && strcmp(c.watch_path, "/") == 0);
+	assert_se(config_load(&c, good, 0, &error) == 0);
+	assert_se(strcmp(c.watch_path, "/srv/data") == 0);
+	assert_se(c.queue_size == 64 && c.log_level == LOG_DEBUG);
+	assert_se(strcmp(c.backend, "watch_queue") == 0);
 	printf("ok - a good file is read\n");
 
 	/* Flags win over the file. */
-	assert(config_init(&o) == 0);
+	assert_se(config_init(&o) == 0);
 	o.set = 0;
-	assert(config_set_queue_size(&o, "3", &why) == 0);
-	assert(config_set_queue_size(&o, "0", &why) == -EINVAL && why);
-	assert(config_override(&c, &o) == 0);
-	assert(c.queue_size == 3 && strcmp(c.watch_path, "/srv/data") == 0);
+	assert_se(config_set_queue_size(&o, "3", &why) == 0);
+	assert_se(config_set_queue_size(&o, "0", &why) == -EINVAL && why);
+	assert_se(config_override(&c, &o) == 0);
+	assert_se(c.queue_size == 3 && strcmp(c.watch_path, "/srv/data") == 0);
 	config_done(&o);
 	config_done(&c);
 	printf("ok - command-line values override the file\n");
 
 	/* A missing file: fine for the default path, an error when named. */
-	assert(config_init(&c) == 0);
-	assert(config_load(&c, "/nonexistent/mountwatchd.conf", 1, &error) == 0);
-	assert(config_load(&c, "/nonexistent/mountwatchd.conf", 0, &error) == -ENOENT);
-	assert(error && strstr(error, "/nonexistent/mountwatchd.conf"));
+	assert_se(config_init(&c) == 0);
+	assert_se(config_load(&c, "/nonexistent/mountwatchd.conf", 1, &error) == 0);
+	assert_se(config_load(&c, "/nonexistent/mountwatchd.conf", 0, &error) == -ENOENT);
+	assert_se(error && strstr(error, "/nonexistent/mountwatchd.conf"));
 	config_done(&c);
 	printf("ok - a missing file\n");
 
@@ -98,8 +98,8 @@ int main(void)
 	expect_error("[Watch]\nthis line has no equals sign\n", ":2: syntax error");
 
 #ifdef SHIPPED_CONF
-	assert(config_init(&c) == 0);
-	assert(config_load(&c, SHIPPED_CONF, 0, &error) == 0);
+	assert_se(config_init(&c) == 0);
+	assert_se(config_load(&c, SHIPPED_CONF, 0, &error) == 0);
 	config_done(&c);
 	printf("ok - the shipped %s parses\n", SHIPPED_CONF);
 #endif

@@ -13,7 +13,7 @@
  * mountwatchd on the fake kernel, on the bus at $DBUS_SYSTEM_BUS_ADDRESS
  * under the real name, for tests/check-ctl to run mountwatchctl against.
  */
-#include <assert.h>
+#include "check.h"
 #include <signal.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -95,28 +95,28 @@ static void server(int fd)
 	fake_mount(kernel, fake_root(kernel), "boot", "ext4");
 	fake_mount(kernel, fake_root(kernel), "home", "ext4");
 	fake_flush_queue(kernel);
-	assert(manager_new(&manager) == 0);
-	assert(watcher_new_with_backend(&w, fake_kernel_backend(kernel), "/") == 0);
-	assert(watcher_snapshot(w) == 0);
+	assert_se(manager_new(&manager) == 0);
+	assert_se(watcher_new_with_backend(&w, fake_kernel_backend(kernel), "/") == 0);
+	assert_se(watcher_snapshot(w) == 0);
 	manager_set_watcher(manager, w);
-	assert(sd_event_new(&manager->event) == 0);
+	assert_se(sd_event_new(&manager->event) == 0);
 
-	assert(sd_bus_new(&bus) == 0);
+	assert_se(sd_bus_new(&bus) == 0);
 	if (fd >= 0) {
-		assert(sd_id128_randomize(&id) == 0);
-		assert(sd_bus_set_fd(bus, fd, fd) == 0);
-		assert(sd_bus_set_server(bus, 1, id) == 0);
-		assert(sd_bus_set_anonymous(bus, 1) == 0);
+		assert_se(sd_id128_randomize(&id) == 0);
+		assert_se(sd_bus_set_fd(bus, fd, fd) == 0);
+		assert_se(sd_bus_set_server(bus, 1, id) == 0);
+		assert_se(sd_bus_set_anonymous(bus, 1) == 0);
 	} else {
-		assert(getenv("DBUS_SYSTEM_BUS_ADDRESS"));
-		assert(sd_bus_set_address(bus, getenv("DBUS_SYSTEM_BUS_ADDRESS")) >= 0);
-		assert(sd_bus_set_bus_client(bus, 1) >= 0);
+		assert_se(getenv("DBUS_SYSTEM_BUS_ADDRESS"));
+		assert_se(sd_bus_set_address(bus, getenv("DBUS_SYSTEM_BUS_ADDRESS")) >= 0);
+		assert_se(sd_bus_set_bus_client(bus, 1) >= 0);
 	}
-	assert(sd_bus_start(bus) >= 0);
-	assert(sd_bus_add_object_vtable(bus, NULL, MW_MANAGER_PATH, TEST_IFACE, test_vtable, NULL) == 0);
-	assert(sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local", NULL, NULL, "Disconnected",
+	assert_se(sd_bus_start(bus) >= 0);
+	assert_se(sd_bus_add_object_vtable(bus, NULL, MW_MANAGER_PATH, TEST_IFACE, test_vtable, NULL) == 0);
+	assert_se(sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local", NULL, NULL, "Disconnected",
 				   on_disconnect, NULL) >= 0);
-	assert(manager_bus_setup(manager, bus) == 0);
+	assert_se(manager_bus_setup(manager, bus) == 0);
 	sd_bus_unref(bus);
 	(void)sd_event_loop(manager->event);
 	manager_free(manager);
@@ -138,17 +138,17 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	const char *path, *point;
 
 	if (streq_ptr(member, "MountAdded") || streq_ptr(member, "MountRemoved")) {
-		assert(sd_bus_message_read(m, "tost", &id, &path, &point, &gen) > 0);
-		assert(gen == last_generation + 1);
+		assert_se(sd_bus_message_read(m, "tost", &id, &path, &point, &gen) > 0);
+		assert_se(gen == last_generation + 1);
 		last_generation = gen;
 		if (member[5] == 'A')
 			signals_added++;
 		else
 			signals_removed++;
 	} else if (streq_ptr(member, "MountChanged")) {
-		assert(sd_bus_message_skip(m, "toas") >= 0);
-		assert(sd_bus_message_read(m, "t", &gen) > 0);
-		assert(gen == last_generation + 1);
+		assert_se(sd_bus_message_skip(m, "toas") >= 0);
+		assert_se(sd_bus_message_read(m, "t", &gen) > 0);
+		assert_se(gen == last_generation + 1);
 		last_generation = gen;
 		signals_changed++;
 	} else if (streq_ptr(member, "Resynced"))
@@ -168,9 +168,9 @@ static int on_wait_reply(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	const char *path;
 
-	assert(!sd_bus_message_is_method_error(m, NULL));
-	assert(sd_bus_message_read(m, "o", &path) > 0);
-	assert(strncmp(path, MW_MOUNT_PREFIX "/", strlen(MW_MOUNT_PREFIX) + 1) == 0);
+	assert_se(!sd_bus_message_is_method_error(m, NULL));
+	assert_se(sd_bus_message_read(m, "o", &path) > 0);
+	assert_se(strncmp(path, MW_MOUNT_PREFIX "/", strlen(MW_MOUNT_PREFIX) + 1) == 0);
 	wait_done = 1;
 	return 0;
 }
@@ -181,7 +181,7 @@ static void pump(void)
 	for (int i = 0; i < 50; i++) {
 		int r = sd_bus_process(client, NULL);
 
-		assert(r >= 0);
+		assert_se(r >= 0);
 		if (r == 0 && sd_bus_wait(client, 20000) == 0)
 			break;
 	}
@@ -193,10 +193,10 @@ static int call(sd_bus_message **reply, sd_bus_error *error, const char *iface, 
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 	va_list ap;
 
-	assert(sd_bus_message_new_method_call(client, &m, NULL, MW_MANAGER_PATH, iface, member) >= 0);
+	assert_se(sd_bus_message_new_method_call(client, &m, NULL, MW_MANAGER_PATH, iface, member) >= 0);
 	if (sig) {
 		va_start(ap, sig);
-		assert(sd_bus_message_appendv(m, sig, ap) >= 0);
+		assert_se(sd_bus_message_appendv(m, sig, ap) >= 0);
 		va_end(ap);
 	}
 	return sd_bus_call(client, m, 5 * 1000000ULL, error, reply);
@@ -207,7 +207,7 @@ static uint64_t get_u64(const char *path, const char *iface, const char *prop)
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	uint64_t v;
 
-	assert(sd_bus_get_property_trivial(client, NULL, path, iface, prop, &e, 't', &v) >= 0);
+	assert_se(sd_bus_get_property_trivial(client, NULL, path, iface, prop, &e, 't', &v) >= 0);
 	return v;
 }
 
@@ -216,7 +216,7 @@ static char *get_string(const char *path, const char *iface, const char *prop)
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	char *s = NULL;
 
-	assert(sd_bus_get_property_string(client, NULL, path, iface, prop, &e, &s) >= 0);
+	assert_se(sd_bus_get_property_string(client, NULL, path, iface, prop, &e, &s) >= 0);
 	return s;
 }
 
@@ -229,17 +229,17 @@ static int introspect(void)
 	const char *xml, *object;
 	uint64_t gen;
 
-	assert(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0);
-	assert(sd_bus_message_read(reply, "t", &gen) > 0);
-	assert(sd_bus_message_enter_container(reply, 'a', "(totsss)") > 0);
-	assert(sd_bus_message_read(reply, "(totsss)", NULL, &object, NULL, NULL, NULL, NULL) > 0);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0);
+	assert_se(sd_bus_message_read(reply, "t", &gen) > 0);
+	assert_se(sd_bus_message_enter_container(reply, 'a', "(totsss)") > 0);
+	assert_se(sd_bus_message_read(reply, "(totsss)", NULL, &object, NULL, NULL, NULL, NULL) > 0);
 	paths[1] = object;
 	for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
 		sd_bus_message *x = NULL;
 
-		assert(sd_bus_call_method(client, NULL, paths[i], "org.freedesktop.DBus.Introspectable",
+		assert_se(sd_bus_call_method(client, NULL, paths[i], "org.freedesktop.DBus.Introspectable",
 					  "Introspect", &error, &x, NULL) >= 0);
-		assert(sd_bus_message_read(x, "s", &xml) > 0);
+		assert_se(sd_bus_message_read(x, "s", &xml) > 0);
 		fputs(xml, stdout);
 		sd_bus_message_unref(x);
 	}
@@ -262,36 +262,36 @@ int main(int argc, char *argv[])
 	log_max_level = LOG_WARNING;
 	if (argc > 1 && streq_ptr(argv[1], "--serve"))
 		server(-1);
-	assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+	assert_se(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
 	pid = fork();
-	assert(pid >= 0);
+	assert_se(pid >= 0);
 	if (pid == 0) {
 		close(fds[0]);
 		server(fds[1]);
 	}
 	close(fds[1]);
 
-	assert(sd_bus_new(&client) == 0);
-	assert(sd_bus_set_fd(client, fds[0], fds[0]) == 0);
-	assert(sd_bus_set_anonymous(client, 1) == 0);
-	assert(sd_bus_start(client) == 0);
-	assert(sd_bus_add_match(client, NULL, "type='signal'", on_signal, NULL) >= 0);
+	assert_se(sd_bus_new(&client) == 0);
+	assert_se(sd_bus_set_fd(client, fds[0], fds[0]) == 0);
+	assert_se(sd_bus_set_anonymous(client, 1) == 0);
+	assert_se(sd_bus_start(client) == 0);
+	assert_se(sd_bus_add_match(client, NULL, "type='signal'", on_signal, NULL) >= 0);
 	if (argc > 1 && streq_ptr(argv[1], "--introspect"))
 		return introspect();
 
 	/* Manager properties. */
 	s = get_string(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Version");
-	assert(strcmp(s, MOUNTWATCH_VERSION) == 0);
+	assert_se(strcmp(s, MOUNTWATCH_VERSION) == 0);
 	free(s);
 	s = get_string(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Backend");
-	assert(strcmp(s, "fake") == 0);
+	assert_se(strcmp(s, "fake") == 0);
 	free(s);
 	s = get_string(MW_MANAGER_PATH, MW_MANAGER_IFACE, "WatchedPath");
-	assert(strcmp(s, "/") == 0);
+	assert_se(strcmp(s, "/") == 0);
 	free(s);
-	assert(sd_bus_get_property_trivial(client, NULL, MW_MANAGER_PATH, MW_MANAGER_IFACE, "MountCount",
+	assert_se(sd_bus_get_property_trivial(client, NULL, MW_MANAGER_PATH, MW_MANAGER_IFACE, "MountCount",
 					   &error, 'u', &u) >= 0 && u == 3);
-	assert(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == 0);
+	assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == 0);
 	printf("ok - manager properties\n");
 
 	/*
@@ -299,134 +299,134 @@ int main(int argc, char *argv[])
 	 * CAP_SYS_ADMIN whatever the bus policy says: sd-bus marks such methods
 	 * with this annotation in the introspection data.
 	 */
-	assert(call(&reply, &error, "org.freedesktop.DBus.Introspectable", "Introspect", NULL) >= 0);
-	assert(sd_bus_message_read(reply, "s", &point) > 0);
+	assert_se(call(&reply, &error, "org.freedesktop.DBus.Introspectable", "Introspect", NULL) >= 0);
+	assert_se(sd_bus_message_read(reply, "s", &point) > 0);
 	point = strstr(point, "<interface name=\"" MW_MANAGER_IFACE "\">");
-	assert(point && strstr(point, "</interface>"));
+	assert_se(point && strstr(point, "</interface>"));
 	n = (unsigned)(strstr(point, "</interface>") - point);
-	assert(memmem(point, n, "\"Resync\"", 8) && memmem(point, n, "\"ListMounts\"", 12));
-	assert(!memmem(point, n, "org.freedesktop.systemd1.Privileged", 35));
+	assert_se(memmem(point, n, "\"Resync\"", 8) && memmem(point, n, "\"ListMounts\"", 12));
+	assert_se(!memmem(point, n, "org.freedesktop.systemd1.Privileged", 35));
 	n = 0;
 	reply = sd_bus_message_unref(reply);
 	printf("ok - every method is callable as far as sd-bus goes; the bus policy decides\n");
 
 	/* ListMounts. */
-	assert(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0);
-	assert(sd_bus_message_read(reply, "t", &gen) > 0 && gen == 0);
-	assert(sd_bus_message_enter_container(reply, 'a', "(totsss)") > 0);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0);
+	assert_se(sd_bus_message_read(reply, "t", &gen) > 0 && gen == 0);
+	assert_se(sd_bus_message_enter_container(reply, 'a', "(totsss)") > 0);
 	while (sd_bus_message_read(reply, "(totsss)", &id, &path, &parent, &point, &fstype, &source) > 0) {
 		mount_object_path(id, obj);
-		assert(strcmp(path, obj) == 0);
+		assert_se(strcmp(path, obj) == 0);
 		n++;
 	}
-	assert(n == 3);
+	assert_se(n == 3);
 	reply = sd_bus_message_unref(reply);
 	printf("ok - ListMounts returns the generation and every mount\n");
 
 	/* GetMountByPath, GetMount, per-mount properties. */
-	assert(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "//home/") >= 0);
-	assert(sd_bus_message_read(reply, "o", &path) > 0);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "//home/") >= 0);
+	assert_se(sd_bus_message_read(reply, "o", &path) > 0);
 	s = get_string(path, MW_MOUNT_IFACE, "MountPoint");
-	assert(strcmp(s, "/home") == 0);
+	assert_se(strcmp(s, "/home") == 0);
 	free(s);
 	s = get_string(path, MW_MOUNT_IFACE, "Options");
-	assert(strcmp(s, "rw,relatime") == 0);
+	assert_se(strcmp(s, "rw,relatime") == 0);
 	free(s);
 	id = get_u64(path, MW_MOUNT_IFACE, "UniqueId");
 	reply = sd_bus_message_unref(reply);
-	assert(call(&reply, &error, MW_MANAGER_IFACE, "GetMount", "t", id) >= 0);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "GetMount", "t", id) >= 0);
 	reply = sd_bus_message_unref(reply);
-	assert(call(&reply, &error, MW_MANAGER_IFACE, "GetMount", "t", (uint64_t)12345) < 0);
-	assert(sd_bus_error_has_name(&error, MW_ERROR_NO_SUCH_MOUNT));
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "GetMount", "t", (uint64_t)12345) < 0);
+	assert_se(sd_bus_error_has_name(&error, MW_ERROR_NO_SUCH_MOUNT));
 	sd_bus_error_free(&error);
-	assert(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "relative") < 0);
-	assert(sd_bus_error_has_name(&error, SD_BUS_ERROR_INVALID_ARGS));
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "relative") < 0);
+	assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_INVALID_ARGS));
 	sd_bus_error_free(&error);
-	assert(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "/nothing") < 0);
-	assert(sd_bus_error_has_name(&error, MW_ERROR_NO_SUCH_MOUNT));
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "/nothing") < 0);
+	assert_se(sd_bus_error_has_name(&error, MW_ERROR_NO_SUCH_MOUNT));
 	sd_bus_error_free(&error);
 	printf("ok - GetMount, GetMountByPath, per-mount properties and their errors\n");
 
 	/* ObjectManager. */
-	assert(call(&reply, &error, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", NULL) >= 0);
+	assert_se(call(&reply, &error, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", NULL) >= 0);
 	n = 0;
-	assert(sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}") > 0);
+	assert_se(sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}") > 0);
 	while (sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}") > 0) {
-		assert(sd_bus_message_read(reply, "o", &path) > 0);
+		assert_se(sd_bus_message_read(reply, "o", &path) > 0);
 		if (strncmp(path, MW_MOUNT_PREFIX "/", strlen(MW_MOUNT_PREFIX) + 1) == 0)
 			n++;
-		assert(sd_bus_message_skip(reply, "a{sa{sv}}") >= 0);
-		assert(sd_bus_message_exit_container(reply) >= 0);
+		assert_se(sd_bus_message_skip(reply, "a{sa{sv}}") >= 0);
+		assert_se(sd_bus_message_exit_container(reply) >= 0);
 	}
-	assert(n == 3);
+	assert_se(n == 3);
 	reply = sd_bus_message_unref(reply);
 	printf("ok - GetManagedObjects lists every mount object\n");
 
 	/* Changes: signals after the state, with consecutive generations. */
-	assert(call(&reply, &error, TEST_IFACE, "Mount", "s", "mnt") >= 0);
-	assert(sd_bus_message_read(reply, "t", &new_id) > 0);
+	assert_se(call(&reply, &error, TEST_IFACE, "Mount", "s", "mnt") >= 0);
+	assert_se(sd_bus_message_read(reply, "t", &new_id) > 0);
 	reply = sd_bus_message_unref(reply);
 	pump();
-	assert(signals_added == 1 && ifaces_added == 1 && last_generation == 1);
-	assert(call(&reply, &error, TEST_IFACE, "SetAttr", "tt", new_id, (uint64_t)1) >= 0);
+	assert_se(signals_added == 1 && ifaces_added == 1 && last_generation == 1);
+	assert_se(call(&reply, &error, TEST_IFACE, "SetAttr", "tt", new_id, (uint64_t)1) >= 0);
 	reply = sd_bus_message_unref(reply);
 	pump();
-	assert(signals_changed == 1 && props_changed == 1 && last_generation == 2);
+	assert_se(signals_changed == 1 && props_changed == 1 && last_generation == 2);
 	mount_object_path(new_id, obj);
 	s = get_string(obj, MW_MOUNT_IFACE, "Options");
-	assert(strcmp(s, "ro,relatime") == 0);
+	assert_se(strcmp(s, "ro,relatime") == 0);
 	free(s);
-	assert(call(&reply, &error, TEST_IFACE, "Umount", "t", new_id) >= 0);
+	assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", new_id) >= 0);
 	reply = sd_bus_message_unref(reply);
 	pump();
-	assert(signals_removed == 1 && ifaces_removed == 1 && last_generation == 3);
-	assert(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == 3);
+	assert_se(signals_removed == 1 && ifaces_removed == 1 && last_generation == 3);
+	assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == 3);
 	printf("ok - MountAdded/Changed/Removed, InterfacesAdded/Removed, PropertiesChanged, generations\n");
 
 	/* WaitForMount: at once, later, and timing out. */
-	assert(call(&reply, &error, MW_MANAGER_IFACE, "WaitForMount", "st", "/boot", (uint64_t)1000) >= 0);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "WaitForMount", "st", "/boot", (uint64_t)1000) >= 0);
 	reply = sd_bus_message_unref(reply);
 	{
 		_cleanup_(sd_bus_message_unrefp) sd_bus_message *w = NULL;
 		sd_bus_slot *slot = NULL;
 
-		assert(sd_bus_message_new_method_call(client, &w, NULL, MW_MANAGER_PATH, MW_MANAGER_IFACE,
+		assert_se(sd_bus_message_new_method_call(client, &w, NULL, MW_MANAGER_PATH, MW_MANAGER_IFACE,
 						      "WaitForMount") >= 0);
-		assert(sd_bus_message_append(w, "st", "/later", (uint64_t)0) >= 0);
-		assert(sd_bus_call_async(client, &slot, w, on_wait_reply, NULL, 0) >= 0);
+		assert_se(sd_bus_message_append(w, "st", "/later", (uint64_t)0) >= 0);
+		assert_se(sd_bus_call_async(client, &slot, w, on_wait_reply, NULL, 0) >= 0);
 		pump();
-		assert(!wait_done);
+		assert_se(!wait_done);
 		/* Mount it: the pending wait is answered. */
-		assert(call(&reply, &error, TEST_IFACE, "Mount", "s", "later") >= 0);
+		assert_se(call(&reply, &error, TEST_IFACE, "Mount", "s", "later") >= 0);
 		reply = sd_bus_message_unref(reply);
 		pump();
-		assert(wait_done);
+		assert_se(wait_done);
 		sd_bus_slot_unref(slot);
 	}
-	assert(call(&reply, &error, MW_MANAGER_IFACE, "WaitForMount", "st", "/never", (uint64_t)200000) < 0);
-	assert(sd_bus_error_has_name(&error, MW_ERROR_TIMEOUT));
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "WaitForMount", "st", "/never", (uint64_t)200000) < 0);
+	assert_se(sd_bus_error_has_name(&error, MW_ERROR_TIMEOUT));
 	sd_bus_error_free(&error);
 	printf("ok - WaitForMount answers at once, when the mount appears, and times out with Error.Timeout\n");
 
 	/* Resync (the peer is root here: it runs the test). */
-	assert(call(&reply, &error, MW_MANAGER_IFACE, "Resync", NULL) >= 0 || geteuid() != 0);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Resync", NULL) >= 0 || geteuid() != 0);
 	if (reply) {
-		assert(sd_bus_message_read(reply, "uuu", &a, &rm, &c) > 0);
-		assert(a == 0 && rm == 0 && c == 0);
+		assert_se(sd_bus_message_read(reply, "uuu", &a, &rm, &c) > 0);
+		assert_se(a == 0 && rm == 0 && c == 0);
 		reply = sd_bus_message_unref(reply);
 		pump();
-		assert(signals_resynced == 1);
-		assert(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Resyncs") == 1);
+		assert_se(signals_resynced == 1);
+		assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Resyncs") == 1);
 		printf("ok - Resync from root: nothing to fix, Resynced emitted\n");
 	} else {
-		assert(sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED));
+		assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED));
 		sd_bus_error_free(&error);
 		printf("ok - Resync from a non-root peer is refused\n");
 	}
 
 	sd_bus_flush_close_unref(client);
-	assert(waitpid(pid, &status, 0) == pid);
-	assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_se(waitpid(pid, &status, 0) == pid);
+	assert_se(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	printf("ok - the server shut down cleanly\n");
 	return 0;
 }

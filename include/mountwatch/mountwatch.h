@@ -21,7 +21,7 @@
  *   "mountinfo"    any kernel: /proc/self/mountinfo re-read and compared on
  *                  every change (O(N)). Unique IDs come from statmount(2)
  *                  where the kernel has it, else the library assigns them
- *                  (64-bit, never reused by one watcher).
+ *                  (64-bit with the top bit set, never reused by one watcher).
  *
  * Rules for every function: an int result is 0 (or a documented count) on
  * success and a negative errno on failure; out-parameters are set only on

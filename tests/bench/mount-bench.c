@@ -16,7 +16,7 @@
  *       and the same diff (6.8+ kernels);
  *   (c) watch_mount(2) on a notification pipe, each record applied to a
  *       table, one fsinfo(2) round (the daemon's seven queries) per new
- *       mount;
+ *       mount: libmountwatch's watch_queue backend, as mountwatchd uses it;
  *   (d) mountwatchd itself, on the system bus, started by systemd; the
  *       benchmark waits for its MountAdded / MountRemoved signals.
  *
@@ -66,9 +66,10 @@
 #include <linux/watch_queue.h>
 #include <systemd/sd-bus.h>
 
-#include "mountwatch/syscalls.h"
+#include "mountwatch/mountwatch.h"
 
 #include "bus-api.h"
+#include "hashmap.h"
 
 #ifndef __NR_statmount
 #define __NR_statmount 457
@@ -242,126 +243,6 @@ static void progress(bool force, const char *fmt, ...)
 		fprintf(stderr, "[%s] %s\n", t, msg);
 }
 
-/* ---- a hash map from 64-bit IDs to 64-bit values (linear probing) ---- */
-
-typedef struct IdMap {
-	uint64_t *keys;	/* key + 1; 0 is an empty slot */
-	uint64_t *vals;
-	size_t mask;
-	size_t n;
-} IdMap;
-
-static size_t idmap_slot(const IdMap *m, uint64_t key)
-{
-	uint64_t h = key * 0x9e3779b97f4a7c15ULL;
-
-	return (size_t)(h ^ (h >> 29)) & m->mask;
-}
-
-static void idmap_done(IdMap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	*m = (IdMap){};
-}
-
-/* Empties the map and makes room for at least n keys. */
-static int idmap_reset(IdMap *m, size_t n)
-{
-	size_t size = 16;
-
-	while (size < 2 * n)
-		size *= 2;
-	if (size != m->mask + 1 || !m->keys) {
-		uint64_t *k = calloc(size, sizeof(*k)), *v = calloc(size, sizeof(*v));
-
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return -ENOMEM;
-		}
-		idmap_done(m);
-		m->keys = k;
-		m->vals = v;
-		m->mask = size - 1;
-	} else {
-		memset(m->keys, 0, size * sizeof(*m->keys));
-	}
-	m->n = 0;
-	return 0;
-}
-
-static int idmap_put(IdMap *m, uint64_t key, uint64_t val)
-{
-	size_t i;
-
-	if (2 * (m->n + 1) > m->mask + 1) {
-		IdMap bigger = {};
-		int r = idmap_reset(&bigger, m->n + 1);
-
-		if (r < 0)
-			return r;
-		for (i = 0; i <= m->mask; i++)
-			if (m->keys[i])
-				(void)idmap_put(&bigger, m->keys[i] - 1, m->vals[i]);
-		idmap_done(m);
-		*m = bigger;
-	}
-	for (i = idmap_slot(m, key); m->keys[i]; i = (i + 1) & m->mask)
-		if (m->keys[i] == key + 1)
-			break;
-	if (!m->keys[i])
-		m->n++;
-	m->keys[i] = key + 1;
-	m->vals[i] = val;
-	return 0;
-}
-
-static bool idmap_get(const IdMap *m, uint64_t key, uint64_t *ret)
-{
-	if (!m->keys)
-		return false;
-	for (size_t i = idmap_slot(m, key); m->keys[i]; i = (i + 1) & m->mask)
-		if (m->keys[i] == key + 1) {
-			*ret = m->vals[i];
-			return true;
-		}
-	return false;
-}
-
-/* Removes key, moving later entries of its probe run back (no tombstones). */
-static bool idmap_del(IdMap *m, uint64_t key, uint64_t *ret)
-{
-	size_t i, j;
-
-	if (!m->keys)
-		return false;
-	for (i = idmap_slot(m, key); m->keys[i]; i = (i + 1) & m->mask)
-		if (m->keys[i] == key + 1)
-			break;
-	if (!m->keys[i])
-		return false;
-	if (ret)
-		*ret = m->vals[i];
-	for (j = i;;) {
-		size_t k;
-
-		j = (j + 1) & m->mask;
-		if (!m->keys[j])
-			break;
-		k = idmap_slot(m, m->keys[j] - 1);
-		/* Move j back to i unless its home slot lies cyclically in (i, j]. */
-		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
-			i = j;
-		}
-	}
-	m->keys[i] = 0;
-	m->n--;
-	return true;
-}
-
 /* ---- the watchers' common part ---- */
 
 typedef struct Watcher {
@@ -450,11 +331,13 @@ static MountEntry *mount_table_add(MountTable *t)
  * listmount's are unique.
  */
 static int mount_diff(Watcher *w, const MountTable *old, const MountTable *new, bool ids_reused,
-		      IdMap *map, unsigned char **seen, size_t *seen_cap)
+		      Hashmap **map, unsigned char **seen, size_t *seen_cap)
 {
 	int r;
 
-	r = idmap_reset(map, old->n);
+	/* libmountwatch's map: from each ID to its index + 1 in old. */
+	*map = hashmap_free(*map);
+	r = hashmap_new(map);
 	if (r < 0)
 		return r;
 	if (*seen_cap < old->n) {
@@ -467,15 +350,15 @@ static int mount_diff(Watcher *w, const MountTable *old, const MountTable *new, 
 	}
 	memset(*seen, 0, old->n);
 	for (size_t i = 0; i < old->n; i++) {
-		r = idmap_put(map, old->e[i].id, i);
+		r = hashmap_put(*map, old->e[i].id, (void *)(uintptr_t)(i + 1));
 		if (r < 0)
 			return r;
 	}
 	for (size_t i = 0; i < new->n; i++) {
 		const MountEntry *e = &new->e[i], *o;
-		uint64_t j;
+		uintptr_t j = (uintptr_t)hashmap_get(*map, e->id);
 
-		if (!idmap_get(map, e->id, &j) ||
+		if (j-- == 0 ||
 		    (ids_reused && strcmp(old->str + old->e[j].mount_point,
 					  new->str + e->mount_point) != 0)) {
 			watcher_saw(w, new->str + e->mount_point, true);
@@ -500,7 +383,7 @@ static int watch_rescan(Watcher *w, MountScan scan, void *userdata, bool ids_reu
 	MountTable a = {}, b = {}, *old = &a, *new = &b;
 	unsigned char *seen = NULL;
 	size_t seen_cap = 0;
-	IdMap map = {};
+	Hashmap *map = NULL;
 	struct pollfd pfd;
 	FILE *f;
 	int r;
@@ -766,271 +649,56 @@ static int watch_listmount(Watcher *w)
 	return r;
 }
 
-/* ---- (c) watch_mount(2) + fsinfo(2) ---- */
+/* ---- (c) watch_mount(2) + fsinfo(2): libmountwatch's watch_queue backend ---- */
 
-typedef struct WmEntry {
-	uint64_t unique_id;
-	uint64_t notify_sum;
-	char *mount_point;
-	char *root;
-	char *source;
-	char *super_options;
-	struct fsinfo_mount_topology top;
-	struct fsinfo_ids ids;
-	uint32_t attr;
-} WmEntry;
-
-static void wm_entry_free(WmEntry *e)
+static void wm_change(mw_watcher *mw, const struct mw_change *c, void *userdata)
 {
-	if (!e)
-		return;
-	free(e->mount_point);
-	free(e->root);
-	free(e->source);
-	free(e->super_options);
-	free(e);
-}
+	Watcher *w = userdata;
 
-static int fsinfo_string(uint64_t unique_id, uint32_t request, char **ret)
-{
-	char buf[4096];
-	long r;
-
-	r = fsinfo_mount(unique_id, request, buf, sizeof(buf) - 1);
-	if (r == -ENODATA || r == -EOPNOTSUPP)
-		r = 0;
-	if (r < 0)
-		return (int)r;
-	if ((size_t)r >= sizeof(buf))
-		r = sizeof(buf) - 1;
-	buf[r] = 0;
-	*ret = strdup(buf);
-	return *ret ? 0 : -ENOMEM;
-}
-
-/* One fsinfo round for a mount: what a mountinfo line says about it. */
-static int wm_query(uint64_t unique_id, WmEntry **ret)
-{
-	struct fsinfo_mount_info info = {};
-	WmEntry *e;
-	long r;
-
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	r = fsinfo_mount(unique_id, FSINFO_ATTR_MOUNT_INFO, &info, sizeof(info));
-	if (r >= 0)
-		r = fsinfo_mount(unique_id, FSINFO_ATTR_MOUNT_TOPOLOGY, &e->top, sizeof(e->top));
-	if (r >= 0)
-		r = fsinfo_mount(unique_id, FSINFO_ATTR_IDS, &e->ids, sizeof(e->ids));
-	if (r >= 0)
-		r = fsinfo_string(unique_id, FSINFO_ATTR_MOUNT_POINT_FULL, &e->mount_point);
-	if (r >= 0)
-		r = fsinfo_string(unique_id, FSINFO_ATTR_MOUNT_PATH, &e->root);
-	if (r >= 0)
-		r = fsinfo_string(unique_id, FSINFO_ATTR_SOURCE, &e->source);
-	if (r >= 0)
-		r = fsinfo_string(unique_id, FSINFO_ATTR_CONFIGURATION, &e->super_options);
-	if (r < 0) {
-		wm_entry_free(e);
-		return (int)r;
-	}
-	e->unique_id = unique_id;
-	e->attr = info.attr;
-	e->notify_sum = info.mnt_attr_changes + info.mnt_topology_changes +
-			info.mnt_subtree_notifications;
-	*ret = e;
-	return 0;
-}
-
-static int wm_list_all(struct fsinfo_mount_child **ret, size_t *ret_n)
-{
-	struct fsinfo_params params = {
-		.at_flags = AT_NO_AUTOMOUNT,
-		.flags = FSINFO_FLAGS_QUERY_PATH,
-		.request = FSINFO_ATTR_MOUNT_ALL,
-	};
-	struct fsinfo_mount_child *buf = NULL;
-	size_t size = 1024 * sizeof(*buf);
-	long r;
-
-	for (;;) {
-		free(buf);
-		buf = malloc(size);
-		if (!buf)
-			return -ENOMEM;
-		r = fsinfo(AT_FDCWD, "/", &params, sizeof(params), buf, size);
-		if (r < 0) {
-			free(buf);
-			return -errno;
-		}
-		if ((size_t)r <= size)
-			break;
-		size = (size_t)r + 1024 * sizeof(*buf);
-	}
-	*ret = buf;
-	*ret_n = (size_t)r / sizeof(*buf);
-	return 0;
-}
-
-static int wm_add(Watcher *w, IdMap *table, uint64_t unique_id, bool report)
-{
-	WmEntry *e = NULL, *old = NULL;
-	uint64_t v;
-	int r;
-
-	r = wm_query(unique_id, &e);
-	if (r == -ENOENT || r == -ESTALE || r == -EPERM)
-		return 0; /* gone again, or not under our root */
-	if (r < 0)
-		return r;
-	if (idmap_get(table, unique_id, &v))
-		old = (WmEntry *)(uintptr_t)v;
-	r = idmap_put(table, unique_id, (uintptr_t)e);
-	if (r < 0) {
-		wm_entry_free(e);
-		return r;
-	}
-	if (report && !old)
-		watcher_saw(w, e->mount_point, true);
-	wm_entry_free(old);
-	return 0;
-}
-
-static void wm_remove(Watcher *w, IdMap *table, uint64_t unique_id)
-{
-	uint64_t v;
-
-	if (idmap_del(table, unique_id, &v)) {
-		WmEntry *e = (WmEntry *)(uintptr_t)v;
-
-		watcher_saw(w, e->mount_point, false);
-		wm_entry_free(e);
-	}
+	if (c->type == MW_CHANGE_ADDED)
+		watcher_saw(w, c->mount_point, true);
+	else if (c->type == MW_CHANGE_REMOVED)
+		watcher_saw(w, c->mount_point, false);
 }
 
 /*
- * After an overrun: list every mount with its change counters; query the
- * new ones and those whose counters moved, drop the ones gone.
+ * The library mountwatchd is built on, as any program would use it: the
+ * watch, then the snapshot (MOUNT_ALL and one fsinfo round per mount), then
+ * one fsinfo round per new mount and nothing for a removal.
  */
-static int wm_resync(Watcher *w, IdMap *table)
-{
-	struct fsinfo_mount_child *l = NULL;
-	IdMap listed = {};
-	size_t n;
-	int r;
-
-	r = wm_list_all(&l, &n);
-	if (r < 0)
-		return r;
-	r = idmap_reset(&listed, n);
-	for (size_t i = 0; r >= 0 && i < n; i++) {
-		uint64_t v;
-
-		r = idmap_put(&listed, l[i].mnt_unique_id, 1);
-		if (r >= 0 && (!idmap_get(table, l[i].mnt_unique_id, &v) ||
-			       ((WmEntry *)(uintptr_t)v)->notify_sum != l[i].mnt_notify_sum))
-			r = wm_add(w, table, l[i].mnt_unique_id, true);
-	}
-	for (size_t i = 0; r >= 0 && i <= table->mask; i++) {
-		uint64_t v;
-
-		if (table->keys[i] && !idmap_get(&listed, table->keys[i] - 1, &v)) {
-			wm_remove(w, table, table->keys[i] - 1);
-			i--; /* a later entry may have moved into slot i */
-		}
-	}
-	idmap_done(&listed);
-	free(l);
-	return r < 0 ? r : 0;
-}
-
 static int watch_watchmount(Watcher *w)
 {
-	struct watch_notification_filter *f;
-	struct fsinfo_mount_child *l = NULL;
-	union {
-		struct watch_notification align;
-		unsigned char bytes[4096];
-	} buf;
-	IdMap table = {};
-	int fds[2], r;
-	size_t n;
+	mw_watcher *mw;
+	int r;
 
-	if (pipe2(fds, O_NOTIFICATION_PIPE | O_CLOEXEC) < 0)
-		return errno == ENOPKG ? -ENOSYS : -errno;
-	if (ioctl(fds[0], IOC_WATCH_QUEUE_SET_SIZE, 256) < 0)
-		return -errno;
-	f = calloc(1, sizeof(*f) + sizeof(f->filters[0]));
-	if (!f)
-		return -ENOMEM;
-	f->nr_filters = 1;
-	f->filters[0].type = WATCH_TYPE_MOUNT_NOTIFY;
-	f->filters[0].subtype_filter[0] = (1U << (NOTIFY_MOUNT_MOVE_TO + 1)) - 1;
-	if (ioctl(fds[0], IOC_WATCH_QUEUE_SET_FILTER, f) < 0)
-		return -errno;
-	free(f);
-	if (watch_mount(AT_FDCWD, "/", AT_NO_AUTOMOUNT, fds[0], 0x42) < 0)
-		return -errno;
-
-	/* The snapshot, after the watch is armed. */
-	r = wm_list_all(&l, &n);
+	r = mw_watcher_new(&mw, "/", "watch_queue", 256);
 	if (r < 0)
-		return r;
-	r = idmap_reset(&table, n);
-	for (size_t i = 0; r >= 0 && i < n; i++)
-		r = wm_add(w, &table, l[i].mnt_unique_id, false);
-	free(l);
-	if (r < 0)
-		return r;
+		return r == -EOPNOTSUPP ? -ENOSYS : r;
+	mw_watcher_set_change_fn(mw, wm_change, w);
 	watcher_report(w, REPORT_READY, 0);
-
 	for (;;) {
-		ssize_t k = read(fds[0], buf.bytes, sizeof(buf.bytes));
+		struct pollfd p = { .fd = mw_watcher_get_fd(mw), .events = POLLIN };
+		uint64_t t = mw_watcher_get_timeout(mw);
+		int ms = -1;
 
-		if (k < 0) {
+		if (t != UINT64_MAX) {
+			uint64_t now = now_ns() / 1000;
+
+			ms = t > now ? (int)((t - now + 999) / 1000) : 0;
+		}
+		if (poll(&p, 1, ms) < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			r = -errno;
+			break;
 		}
 		w->wakeups++;
-		for (size_t pos = 0; pos + sizeof(struct watch_notification) <= (size_t)k;) {
-			const struct watch_notification *wn = (const void *)(buf.bytes + pos);
-			const struct mount_notification *mn = (const void *)wn;
-			size_t len = (wn->info & WATCH_INFO_LENGTH) >> WATCH_INFO_LENGTH__SHIFT;
-
-			if (len < sizeof(*wn) || pos + len > (size_t)k)
-				return -EBADMSG;
-			pos += len;
-			if (wn->type == WATCH_TYPE_META) {
-				if (wn->subtype == WATCH_META_LOSS_NOTIFICATION) {
-					r = wm_resync(w, &table);
-					if (r < 0)
-						return r;
-				}
-				continue;
-			}
-			if (wn->type != WATCH_TYPE_MOUNT_NOTIFY || len < sizeof(*mn))
-				continue;
-			switch (wn->subtype) {
-			case NOTIFY_MOUNT_NEW_MOUNT:
-			case NOTIFY_MOUNT_MOVE_TO:
-				r = wm_add(w, &table, mn->auxiliary_mount, true);
-				break;
-			case NOTIFY_MOUNT_UNMOUNT:
-			case NOTIFY_MOUNT_MOVE_FROM:
-				wm_remove(w, &table, mn->auxiliary_mount);
-				r = 0;
-				break;
-			default: /* EXPIRY, READONLY, SETATTR: read it again */
-				r = wm_add(w, &table, mn->triggered_on, false);
-				break;
-			}
-			if (r < 0)
-				return r;
-		}
+		r = mw_watcher_process(mw);
+		if (r < 0)
+			break;
 	}
-	return 0;
+	mw_watcher_free(mw);
+	return r;
 }
 
 /* ---- running one child watcher ---- */

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The library on the host's own kernel, through the public API only: in a
+ * private mount namespace (the host's is never touched), random mounts,
+ * unmounts, binds, moves and remounts below a tmpfs, and after each burst
+ * the watcher's table must equal the one libmount parses from
+ * /proc/self/mountinfo (the strongest baseline: what systemd reads), and
+ * the typed changes it announced, replayed onto a copy, must give the same
+ * table. Each backend the kernel has is run; the others are a SKIP.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libmount.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+#include <unistd.h>
+
+#include "mountwatch/mountwatch.h"
+
+#include "check.h"
+
+
+#define MAX 512
+
+static char base[64];
+
+/* The replayed copy: what the announced changes say. */
+typedef struct Replay {
+	uint64_t id[MAX];
+	char *point[MAX];
+	unsigned n, added, removed, moved, changed, lost;
+} Replay;
+
+static int replay_find(Replay *r, uint64_t id)
+{
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->id[i] == id)
+			return (int)i;
+	return -1;
+}
+
+static void on_change(mw_watcher *w, const struct mw_change *c, void *userdata)
+{
+	Replay *r = userdata;
+	int i = replay_find(r, c->unique_id);
+
+	switch (c->type) {
+	case MW_CHANGE_ADDED:
+		assert_se(i < 0 && r->n < MAX && c->mount && c->mount->unique_id == c->unique_id);
+		r->id[r->n] = c->unique_id;
+		r->point[r->n++] = strdup(c->mount_point);
+		r->added++;
+		break;
+	case MW_CHANGE_REMOVED:
+		assert_se(i >= 0 && !mw_watcher_get_mount(w, c->unique_id));
+		free(r->point[i]);
+		r->id[i] = r->id[--r->n];
+		r->point[i] = r->point[r->n];
+		r->removed++;
+		break;
+	case MW_CHANGE_MOVED:
+	case MW_CHANGE_CHANGED:
+		assert_se(i >= 0 && c->fields && c->mount);
+		assert_se((c->type == MW_CHANGE_MOVED) ==
+		      !!(c->fields & ((1U << MW_FIELD_MOUNT_POINT) | (1U << MW_FIELD_PARENT_UNIQUE_ID))));
+		free(r->point[i]);
+		r->point[i] = strdup(c->mount_point);
+		*(c->type == MW_CHANGE_MOVED ? &r->moved : &r->changed) += 1;
+		break;
+	case MW_CHANGE_LOST:
+		r->lost++;
+		break;
+	case MW_CHANGE_SUPERBLOCK:
+	case MW_CHANGE_RESYNCED:
+		break;
+	}
+}
+
+/* Processes until the fd stays quiet for 100 ms and no deadline is pending. */
+static void drain(mw_watcher *w)
+{
+	for (;;) {
+		struct pollfd p = { .fd = mw_watcher_get_fd(w), .events = POLLIN };
+		int k = poll(&p, 1, 100);
+
+		assert_se(k >= 0);
+		assert_se(mw_watcher_process(w) >= 0);
+		if (k == 0 && mw_watcher_get_timeout(w) == UINT64_MAX)
+			return;
+	}
+}
+
+static bool in_subtree(const char *path, const char *top);
+
+static bool below(const char *path)
+{
+	return in_subtree(path, base);
+}
+
+/* Per-mount options start with "ro" or "rw". */
+static bool is_ro(const char *opts)
+{
+	return opts && strncmp(opts, "ro", 2) == 0 && (opts[2] == ',' || opts[2] == 0);
+}
+
+static bool in_subtree(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	return strncmp(path, top, n) == 0 && (path[n] == '/' || path[n] == 0);
+}
+
+/* The watcher's table equals libmount's parse, and the replayed copy equals the table. */
+static void compare(mw_watcher *w, Replay *r, const char *what)
+{
+	struct libmnt_table *tb = mnt_new_table();
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	unsigned n = 0;
+
+	assert_se(tb && it && mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0);
+	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+		const struct mw_mount *m = NULL, *x;
+		size_t i = 0;
+
+		if (!below(mnt_fs_get_target(fs)))
+			continue;
+		n++;
+		while (mw_watcher_iterate(w, &i, &x))
+			if (x->mnt_id == (uint32_t)mnt_fs_get_id(fs))
+				m = x;
+		if (!m || strcmp(m->mount_point, mnt_fs_get_target(fs)) != 0) {
+			fprintf(stderr, "after %s: %s (mount %d) is %s in the watcher\n", what,
+				mnt_fs_get_target(fs), mnt_fs_get_id(fs), m ? m->mount_point : "missing");
+			assert_se(0);
+		}
+		assert_se(strcmp(m->fstype, mnt_fs_get_fstype(fs)) == 0);
+		assert_se(strcmp(m->source, mnt_fs_get_source(fs) ?: "none") == 0);
+		assert_se(!!(m->attributes & MOUNT_ATTR_RDONLY) == is_ro(mnt_fs_get_vfs_options(fs)));
+		if (strcmp(mnt_fs_get_target(fs), base) != 0)
+			assert_se(m->parent_id == (uint32_t)mnt_fs_get_parent_id(fs));
+		int k = replay_find(r, m->unique_id);
+		assert_se(k >= 0 && strcmp(r->point[k], m->mount_point) == 0);
+	}
+	if (mw_watcher_count(w) != n)
+		fprintf(stderr, "after %s: the watcher has %zu mounts, mountinfo %u\n", what,
+			mw_watcher_count(w), n);
+	assert_se(mw_watcher_count(w) == n && r->n == n);
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+}
+
+/* A random directory of ours that is a mount point, or base. */
+static const struct mw_mount *random_mount(mw_watcher *w, bool allow_base)
+{
+	size_t n = mw_watcher_count(w), i = 0, pick = (size_t)rand() % n;
+	const struct mw_mount *m = NULL;
+
+	for (size_t k = 0; k <= pick && mw_watcher_iterate(w, &i, &m); k++)
+		;
+	if (!allow_base && strcmp(m->mount_point, base) == 0)
+		return NULL;
+	return m;
+}
+
+static void random_op(mw_watcher *w, unsigned serial)
+{
+	const struct mw_mount *a = random_mount(w, true), *b = random_mount(w, false);
+	char dir[256], target[512];
+
+	snprintf(dir, sizeof(dir), "%s/d%u", a->mount_point, serial);
+	switch (rand() % 6) {
+	case 0:
+	case 1:
+		if (mkdir(dir, 0755) == 0)
+			(void)mount("t", dir, "tmpfs", 0, "size=64k");
+		break;
+	case 2:
+		if (b)
+			(void)umount2(b->mount_point, MNT_DETACH);
+		break;
+	case 3:
+		if (b && mkdir(dir, 0755) == 0)
+			(void)mount(b->mount_point, dir, NULL, MS_BIND, NULL);
+		break;
+	case 4:
+		/* Moves need a private parent; not into the mount's own subtree. */
+		if (b && !in_subtree(dir, b->mount_point) && mkdir(dir, 0755) == 0) {
+			snprintf(target, sizeof(target), "%s", b->mount_point);
+			(void)mount(target, dir, NULL, MS_MOVE, NULL);
+		}
+		break;
+	case 5:
+		if (b)
+			(void)mount(NULL, b->mount_point, NULL,
+				    MS_REMOUNT | MS_BIND | (rand() % 2 ? MS_RDONLY : 0), NULL);
+		break;
+	}
+}
+
+static int run(const char *backend, unsigned n_ops)
+{
+	Replay r = {};
+	mw_watcher *w;
+	struct mw_resync_stats s;
+	const struct mw_mount *m;
+	size_t i = 0;
+	int k;
+
+	k = mw_watcher_new(&w, base, backend, 0);
+	if (k == -EOPNOTSUPP || k == -EINVAL)
+		return k;
+	assert_se(k == 0);
+	while (mw_watcher_iterate(w, &i, &m)) { /* the snapshot is the replay's start */
+		r.id[r.n] = m->unique_id;
+		r.point[r.n++] = strdup(m->mount_point);
+	}
+	mw_watcher_set_change_fn(w, on_change, &r);
+	compare(w, &r, "the snapshot");
+	{
+		/* Where the kernel has unique mount IDs (6.8), every backend gives them. */
+		struct statx stx;
+		const struct mw_mount *top = mw_watcher_get_mount_by_path(w, base);
+
+		assert_se(top);
+		if (statx(AT_FDCWD, base, 0, STATX_MNT_ID_UNIQUE, &stx) == 0 &&
+		    (stx.stx_mask & STATX_MNT_ID_UNIQUE)) {
+			if (top->unique_id != stx.stx_mnt_id)
+				fprintf(stderr, "%s: unique ID %" PRIu64 ", statx says %" PRIu64 "\n", backend,
+					top->unique_id, (uint64_t)stx.stx_mnt_id);
+			assert_se(top->unique_id == stx.stx_mnt_id);
+		}
+	}
+	for (unsigned op = 0; op < n_ops; op++) {
+		random_op(w, op);
+		if (op % 5 == 4) {
+			drain(w);
+			compare(w, &r, "a burst");
+		}
+	}
+	drain(w);
+	compare(w, &r, "the last burst");
+	assert_se(mw_watcher_resync(w, &s) == 0);
+	assert_se(s.added == 0 && s.removed == 0 && s.changed == 0);
+	printf("# %s: %u added, %u removed, %u moved, %u changed, %u losses\n", backend, r.added,
+	       r.removed, r.moved, r.changed, r.lost);
+	assert_se(r.added > 0 && r.removed > 0 && r.changed > 0);
+	(void)umount2(base, MNT_DETACH); /* everything goes: each announced once */
+	drain(w);
+	assert_se(r.n == 0 || (r.n == 1 && mw_watcher_count(w) == 0) || mw_watcher_count(w) == r.n);
+	for (unsigned j = 0; j < r.n; j++)
+		free(r.point[j]);
+	mw_watcher_free(w);
+	return 0;
+}
+
+int main(void)
+{
+	static const char *const backends[] = { "watch_queue", "fanotify", "mountinfo" };
+	unsigned n = 0;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	srand((unsigned)time(NULL));
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		printf("1..0 # SKIP no private mount namespace here (needs root): %s\n", strerror(errno));
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		int k;
+
+		snprintf(base, sizeof(base), "/tmp/mw-host-XXXXXX");
+		assert_se(mkdtemp(base));
+		assert_se(mount("base", base, "tmpfs", 0, "size=1m") == 0);
+		k = run(backends[i], 150);
+		n++;
+		if (k == -EOPNOTSUPP || k == -EINVAL)
+			printf("ok %u - %s # SKIP this kernel (or build) lacks it\n", n, backends[i]);
+		else
+			printf("ok %u - %s: table equal to libmount's after every burst, changes replay to it\n",
+			       n, backends[i]);
+		(void)umount2(base, MNT_DETACH);
+		(void)rmdir(base);
+	}
+	printf("1..%u\n# %u checks passed\n", n, check_count);
+	return 0;
+}
