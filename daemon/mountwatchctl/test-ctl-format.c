@@ -7,19 +7,9 @@
  */
 #include <stdio.h>
 
+#include "check.h"
 #include "ctl-format.h"
 #include "util.h"
-
-#ifndef assert_se
-#define assert_se(expr)                                                                       \
-	do {                                                                                  \
-		if (!(expr)) {                                                                \
-			fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__, __LINE__,   \
-				__func__, #expr);                                             \
-			abort();                                                              \
-		}                                                                             \
-	} while (0)
-#endif
 
 static CtlMount mk(uint64_t id, uint64_t parent, const char *point, const char *type)
 {
