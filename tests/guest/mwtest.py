@@ -12,6 +12,8 @@ PATH = "/org/mountwatch/MountWatch1"
 MGR = "org.mountwatch.MountWatch1.Manager"
 MNT = "org.mountwatch.MountWatch1.Mount"
 CONF = "/etc/mountwatch/mountwatchd.conf"
+# The backend the runner started mountwatchd with (vm/guest/tests' extra passes).
+BACKEND = os.environ.get("MOUNTWATCH_TEST_BACKEND", "watch_queue")
 SYS_FSINFO = 491
 
 # TAP, from tests/tap.py (installed beside this module).
