@@ -34,11 +34,10 @@ vm_option() {
 	return 0
 }
 
-# guest_logged NAME HEADER VM/RUN-ARGS...: vm/run with the arguments, its
-# output shown and kept in $LOGDIR/NAME-<date>.log after HEADER, the date and
-# the host's load before and after (the numbers depend on it); exits with
-# vm/run's status.
-guest_logged() {
+# logged NAME HEADER CMD...: runs CMD, its output shown and kept in
+# $LOGDIR/NAME-<date>.log after HEADER, the date and the host's load before
+# and after (the numbers depend on it); exits with CMD's status.
+logged() {
 	local log rc
 	log=$LOGDIR/$1-$(date +%Y%m%d-%H%M%S).log
 	{
@@ -47,12 +46,19 @@ guest_logged() {
 	} | tee "$log"
 	shift 2
 	set +e
-	"$TOP"/vm/run "$@" | tee -a "$log"
+	"$@" | tee -a "$log"
 	rc=${PIPESTATUS[0]}
 	set -e
 	echo "after: $(host_load)" | tee -a "$log"
 	stage "output kept in $log"
 	exit "$rc"
+}
+
+# guest_logged NAME HEADER VM/RUN-ARGS...: logged, for vm/run with the arguments.
+guest_logged() {
+	local name=$1 header=$2
+	shift 2
+	logged "$name" "$header" "$TOP"/vm/run "$@"
 }
 
 # progress LOG: how far a step is, from what its log says so far. For a

@@ -123,40 +123,6 @@ static char *unescape(char *s)
 	return s;
 }
 
-/* Reads the whole file from the start into b->buf. */
-static int read_all(MountinfoBackend *b, size_t *ret_len)
-{
-	size_t len = 0;
-
-	if (lseek(b->fd, 0, SEEK_SET) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t k;
-
-		if (b->buf_size - len < 4096) {
-			size_t n = b->buf_size ? b->buf_size * 2 : 65536;
-			char *t = realloc(b->buf, n);
-
-			if (!t)
-				return -ENOMEM;
-			b->buf = t;
-			b->buf_size = n;
-		}
-		k = read(b->fd, b->buf + len, b->buf_size - len - 1);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
-	b->buf[len] = 0;
-	*ret_len = len;
-	return 0;
-}
-
 static int dup_to(char **dst, const char *s)
 {
 	*dst = strdup(s);
@@ -251,7 +217,7 @@ static int parse(MountinfoBackend *b, const MiTable *old, MiTable *t)
 	char *line, *save = NULL;
 	int r;
 
-	r = read_all(b, &len);
+	r = read_full(b->fd, &b->buf, &b->buf_size, &len);
 	if (r < 0)
 		return r;
 	*t = (MiTable){};

@@ -242,3 +242,36 @@ int log_errno_internal(int level, int error, const char *fmt, ...)
 	errno = error;
 	return -error;
 }
+
+int read_full(int fd, char **buf, size_t *size, size_t *ret_len)
+{
+	size_t len = 0;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t k;
+
+		if (*size - len < 4096) {
+			size_t n = *size ? *size * 2 : 65536;
+			char *t = realloc(*buf, n);
+
+			if (!t)
+				return -ENOMEM;
+			*buf = t;
+			*size = n;
+		}
+		k = read(fd, *buf + len, *size - len - 1);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	(*buf)[len] = 0;
+	*ret_len = len;
+	return 0;
+}

@@ -87,6 +87,14 @@ int path_normalize(const char *path, char **ret);
  */
 int utf8_escape_invalid(const char *s, char **ret);
 
+/*
+ * Reads all of fd, from offset 0, into *buf: a buffer that grows as needed
+ * (realloc; the caller owns it and keeps it for the next read, *size its
+ * allocated size) and ends with a NUL. For /proc files, which must be read
+ * whole and in one pass. Returns 0 and the length in *ret_len, or -errno.
+ */
+int read_full(int fd, char **buf, size_t *size, size_t *ret_len);
+
 /* FNV-1a, for hashing mount points. */
 uint64_t string_hash(const char *s);
 

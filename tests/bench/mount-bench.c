@@ -70,13 +70,8 @@
 
 #include "bus-api.h"
 #include "hashmap.h"
-
-#ifndef __NR_statmount
-#define __NR_statmount 457
-#endif
-#ifndef __NR_listmount
-#define __NR_listmount 458
-#endif
+#include "statmount.h"
+#include "util.h"
 
 /*
  * glibc's <fcntl.h> and <sys/mount.h> (which includes it) clash with the
@@ -105,7 +100,9 @@ static int sys_umount2(const char *target, int flags)
 enum {
 	W_MOUNTINFO,
 	W_LISTMOUNT,
-	W_WATCHMOUNT,
+	W_LIB_WQ,	/* (c), (e), (f): libmountwatch, one backend each */
+	W_LIB_FAN,
+	W_LIB_MI,
 	W_DAEMON,
 	W_DBUS,	/* dbus-daemon during (d) */
 	W_PID1,	/* systemd during (d) */
@@ -116,7 +113,9 @@ enum {
 static const char *const watcher_names[_W_MAX] = {
 	[W_MOUNTINFO] = "(a) poll + re-read /proc/self/mountinfo",
 	[W_LISTMOUNT] = "(b) poll + listmount(2) + statmount(2)",
-	[W_WATCHMOUNT] = "(c) watch_mount(2) + fsinfo(2)",
+	[W_LIB_WQ] = "(c) libmountwatch watch_queue backend",
+	[W_LIB_FAN] = "(e) libmountwatch fanotify backend",
+	[W_LIB_MI] = "(f) libmountwatch mountinfo backend",
 	[W_DAEMON] = "(d) mountwatchd, signals on the bus",
 	[W_DBUS] = "    dbus-daemon during (d), all traffic",
 	[W_PID1] = "    systemd PID 1 during (d)",
@@ -156,6 +155,7 @@ typedef struct Result {
 /* (d)'s set-up and removal of the N mounts, back to back: the burst case. */
 typedef struct Bulk {
 	bool measured;
+	bool pid1;		/* PID 1 shares the namespace and was measured */
 	uint64_t setup_wall_ns, teardown_wall_ns;	/* until all were idle */
 	uint64_t setup_cpu_ns[3], teardown_cpu_ns[3];	/* mountwatchd, dbus-daemon, PID 1 */
 } Bulk;
@@ -250,6 +250,7 @@ typedef struct Watcher {
 	const char *target;
 	const char *marker;
 	bool report_target;	/* paced: every change of the target */
+	const char *backend;	/* (c), (e), (f): libmountwatch's backend */
 	uint64_t wakeups;
 	uint64_t changed;	/* mounts found changed in place */
 } Watcher;
@@ -448,34 +449,12 @@ static void unescape(char *s)
 static int mi_read(int fd, void *userdata, MountTable *t)
 {
 	char *p, *end;
+	int r;
 
 	(void)userdata;
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	t->str_len = 0;
-	for (;;) {
-		ssize_t k;
-
-		if (t->str_cap - t->str_len < 65536) {
-			size_t cap = t->str_cap ? 2 * t->str_cap : 1 << 20;
-			char *b = realloc(t->str, cap + 1);
-
-			if (!b)
-				return -ENOMEM;
-			t->str = b;
-			t->str_cap = cap;
-		}
-		k = read(fd, t->str + t->str_len, t->str_cap - t->str_len);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			break;
-		t->str_len += (size_t)k;
-	}
-	t->str[t->str_len] = 0;
+	r = read_full(fd, &t->str, &t->str_cap, &t->str_len);
+	if (r < 0)
+		return r;
 
 	t->n = 0;
 	for (p = t->str, end = t->str + t->str_len; p < end;) {
@@ -521,38 +500,10 @@ static int watch_mountinfo(Watcher *w)
 
 /* ---- (b) listmount(2) + statmount(2) ---- */
 
-static long sys_listmount(uint64_t mnt_id, uint64_t last_mnt_id, uint64_t *list, size_t num)
-{
-	struct mnt_id_req req = {
-		.size = MNT_ID_REQ_SIZE_VER0,
-		.mnt_id = mnt_id,
-		.param = last_mnt_id,
-	};
-
-	return syscall(__NR_listmount, &req, list, num, 0);
-}
-
-static long sys_statmount(uint64_t mnt_id, uint64_t mask, struct statmount *buf, size_t size)
-{
-	struct mnt_id_req req = {
-		.size = MNT_ID_REQ_SIZE_VER0,
-		.mnt_id = mnt_id,
-		.param = mask,
-	};
-
-	return syscall(__NR_statmount, &req, buf, size, 0);
-}
-
-#define STATMOUNT_ALL (STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | STATMOUNT_PROPAGATE_FROM | \
-		       STATMOUNT_MNT_ROOT | STATMOUNT_MNT_POINT | STATMOUNT_FS_TYPE |   \
-		       STATMOUNT_MNT_OPTS)
-
-typedef struct LmScanner {
-	uint64_t *ids;
-	size_t cap_ids;
-	struct statmount *sm;
-	size_t sm_size;
-} LmScanner;
+/* What (b) asks statmount(2) for: what mountinfo shows. */
+#define STATMOUNT_ALL (MW_STATMOUNT_SB_BASIC | MW_STATMOUNT_MNT_BASIC | MW_STATMOUNT_PROPAGATE_FROM | \
+		       MW_STATMOUNT_MNT_ROOT | MW_STATMOUNT_MNT_POINT | MW_STATMOUNT_FS_TYPE |   \
+		       MW_STATMOUNT_MNT_OPTS)
 
 static int lm_add(MountTable *t, uint64_t id, uint64_t hash, const char *mp)
 {
@@ -582,53 +533,33 @@ static int lm_add(MountTable *t, uint64_t id, uint64_t hash, const char *mp)
 	return 0;
 }
 
-/* Lists every mount of the namespace and reads each with statmount(2). */
+/*
+ * Lists every mount of the namespace and reads each with statmount(2), with
+ * libmountwatch's calls (statmount.h), as its backends do.
+ */
 static int lm_scan(int fd, void *userdata, MountTable *t)
 {
-	LmScanner *s = userdata;
-	size_t n = 0;
-	long k;
+	StatmountBuf *b = userdata;
+	_cleanup_free_ uint64_t *ids = NULL;
+	size_t n;
+	int r;
 
 	(void)fd;
-	for (;;) {
-		if (s->cap_ids - n < 1024) {
-			size_t cap = s->cap_ids ? 2 * s->cap_ids : 8192;
-			uint64_t *ids = realloc(s->ids, cap * sizeof(*ids));
-
-			if (!ids)
-				return -ENOMEM;
-			s->ids = ids;
-			s->cap_ids = cap;
-		}
-		k = sys_listmount(LSMT_ROOT, n ? s->ids[n - 1] : 0, s->ids + n, s->cap_ids - n);
-		if (k < 0)
-			return -errno;
-		n += (size_t)k;
-		if ((size_t)k < s->cap_ids - (n - (size_t)k))
-			break;
-	}
+	r = listmount_all(&ids, &n);
+	if (r < 0)
+		return r;
 	t->n = 0;
 	t->str_len = 0;
 	for (size_t i = 0; i < n; i++) {
-		int r;
+		const char *mp;
 
-		for (;;) {
-			k = sys_statmount(s->ids[i], STATMOUNT_ALL, s->sm, s->sm_size);
-			if (k >= 0 || errno != EOVERFLOW)
-				break;
-			free(s->sm);
-			s->sm_size *= 2;
-			s->sm = malloc(s->sm_size);
-			if (!s->sm)
-				return -ENOMEM;
-		}
-		if (k < 0) {
-			if (errno == ENOENT)
-				continue; /* gone since listmount */
-			return -errno;
-		}
-		r = lm_add(t, s->ids[i], fnv1a(s->sm, s->sm->size),
-			   s->sm->mask & STATMOUNT_MNT_POINT ? s->sm->str + s->sm->mnt_point : "");
+		r = statmount_get(ids[i], STATMOUNT_ALL, b);
+		if (r == -ENOENT)
+			continue; /* gone since listmount */
+		if (r < 0)
+			return r;
+		mp = statmount_str(b->sm, MW_STATMOUNT_MNT_POINT, b->sm->mnt_point);
+		r = lm_add(t, ids[i], fnv1a(b->sm, b->sm->size), mp ? mp : "");
 		if (r < 0)
 			return r;
 	}
@@ -637,19 +568,15 @@ static int lm_scan(int fd, void *userdata, MountTable *t)
 
 static int watch_listmount(Watcher *w)
 {
-	LmScanner s = { .sm_size = 4096 };
+	StatmountBuf b = {};
 	int r;
 
-	s.sm = malloc(s.sm_size);
-	if (!s.sm)
-		return -ENOMEM;
-	r = watch_rescan(w, lm_scan, &s, false);
-	free(s.sm);
-	free(s.ids);
+	r = watch_rescan(w, lm_scan, &b, false);
+	statmount_buf_done(&b);
 	return r;
 }
 
-/* ---- (c) watch_mount(2) + fsinfo(2): libmountwatch's watch_queue backend ---- */
+/* ---- (c), (e), (f): libmountwatch, one backend each ---- */
 
 static void wm_change(mw_watcher *mw, const struct mw_change *c, void *userdata)
 {
@@ -662,16 +589,18 @@ static void wm_change(mw_watcher *mw, const struct mw_change *c, void *userdata)
 }
 
 /*
- * The library mountwatchd is built on, as any program would use it: the
- * watch, then the snapshot (MOUNT_ALL and one fsinfo round per mount), then
- * one fsinfo round per new mount and nothing for a removal.
+ * The library mountwatchd is built on, as any program would use it, with the
+ * backend w->backend: watch_queue (watch_mount(2), one fsinfo(2) round per new
+ * mount, nothing for a removal), fanotify (the event, a statmount(2) of the
+ * new mount, and the mountinfo rescan that every wake-up of mountinfo asks
+ * for) or mountinfo (re-read, parse and diff on every wake-up).
  */
-static int watch_watchmount(Watcher *w)
+static int watch_library(Watcher *w)
 {
 	mw_watcher *mw;
 	int r;
 
-	r = mw_watcher_new(&mw, "/", "watch_queue", 256);
+	r = mw_watcher_new(&mw, "/", w->backend, 256);
 	if (r < 0)
 		return r == -EOPNOTSUPP ? -ENOSYS : r;
 	mw_watcher_set_change_fn(mw, wm_change, w);
@@ -796,8 +725,19 @@ typedef struct Place {
 	char marker[96];
 } Place;
 
-static const char *watcher_short[] = { "(a) mountinfo", "(b) listmount", "(c) watch_mount",
-				       "(d) mountwatchd" };
+static const char *const watcher_short[] = { "(a) mountinfo", "(b) listmount",
+					     "(c) watch_queue", "(e) fanotify",
+					     "(f) lib mountinfo", "(d) mountwatchd" };
+
+/* The option letter of each watcher, in the enum's order. */
+static const char watcher_letters[] = "abcefd";
+
+/* The backend each of (c), (e), (f) asks libmountwatch for. */
+static const char *const lib_backend[_W_CHILD_MAX] = {
+	[W_LIB_WQ] = "watch_queue",
+	[W_LIB_FAN] = "fanotify",
+	[W_LIB_MI] = "mountinfo",
+};
 
 /* The change: a small tmpfs. */
 static int mount_small(const char *path)
@@ -894,7 +834,9 @@ static void run_child_watcher(int w, const Place *pl, unsigned k, Result *res)
 	static int (*const run[_W_CHILD_MAX])(Watcher *) = {
 		[W_MOUNTINFO] = watch_mountinfo,
 		[W_LISTMOUNT] = watch_listmount,
-		[W_WATCHMOUNT] = watch_watchmount,
+		[W_LIB_WQ] = watch_library,
+		[W_LIB_FAN] = watch_library,
+		[W_LIB_MI] = watch_library,
 	};
 	Observer o = { .wait = pipe_wait };
 	uint64_t cpu0, cpu1, deadline;
@@ -902,6 +844,17 @@ static void run_child_watcher(int w, const Place *pl, unsigned k, Result *res)
 	Report rep;
 	pid_t pid;
 
+	if (lib_backend[w]) {
+		_cleanup_free_ char *why = NULL;
+
+		/* "name: ok", or the reason this kernel cannot run it. */
+		if (mw_watcher_probe(lib_backend[w], &why) >= 0 && !strstr(why, ": ok")) {
+			why[strcspn(why, "\n")] = 0;
+			res->status = 1;
+			snprintf(res->note, sizeof(res->note), "%s", why);
+			return;
+		}
+	}
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		result_fail(res, -errno, "pipe");
 		return;
@@ -919,6 +872,7 @@ static void run_child_watcher(int w, const Place *pl, unsigned k, Result *res)
 			.target = pl->target,
 			.marker = pl->marker,
 			.report_target = !arg.burst,
+			.backend = lib_backend[w],
 		};
 
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -1224,6 +1178,18 @@ static uint64_t others_settle(Others *o, uint64_t since, uint64_t spent[3])
 	return now_ns() - since;
 }
 
+/* The Backend property of the mountwatchd that (d) measured. */
+static char daemon_backend[24];
+
+/* Whether PID 1 sees this process's mounts (not so in a private namespace). */
+static bool pid1_shares_mount_ns(void)
+{
+	struct stat a, b;
+
+	return stat("/proc/1/ns/mnt", &a) == 0 && stat("/proc/self/ns/mnt", &b) == 0 &&
+	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
 typedef struct Daemon {
 	Observer o;
 	sd_bus_slot *slot;
@@ -1260,9 +1226,17 @@ static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 		return 1;
 	}
 	(void)dbus_daemon_pid(d->o.bus, &d->ot.pid[1]);
-	d->ot.pid[2] = 1;
+	/* In a private namespace (the host mode) PID 1 sees none of this. */
+	d->ot.pid[2] = pid1_shares_mount_ns() ? 1 : 0;
+	{
+		_cleanup_free_ char *b = NULL;
 
-	progress(true, "(d) %zu bind mounts in PID 1's namespace", n);
+		if (sd_bus_get_property_string(d->o.bus, MW_BUS_NAME, MW_MANAGER_PATH,
+					       MW_MANAGER_IFACE, "Backend", NULL, &b) >= 0)
+			snprintf(daemon_backend, sizeof(daemon_backend), "%s", b);
+	}
+
+	progress(true, "(d) %zu bind mounts in mountwatchd's namespace", n);
 	others_read(&d->ot);
 	t0 = now_ns();
 	r = setup_place(&d->pl, n);
@@ -1349,6 +1323,7 @@ static void daemon_close(Daemon *d, size_t n, Bulk *bulk)
 		teardown_place(&d->pl);
 		bulk->teardown_wall_ns = others_settle(&d->ot, t0, bulk->teardown_cpu_ns);
 		bulk->measured = true;
+		bulk->pid1 = d->ot.pid[2] > 0;
 	}
 	d->o.bus = sd_bus_flush_close_unref(d->o.bus);
 }
@@ -1399,7 +1374,11 @@ static void run_size(size_t n, unsigned k, Result res[_W_MAX], Bulk *bulk)
 		if (!arg.want[w < W_DAEMON ? w : W_DAEMON])
 			res[w].status = 1;
 
-	if (arg.want[W_MOUNTINFO] || arg.want[W_LISTMOUNT] || arg.want[W_WATCHMOUNT]) {
+	bool any_child = false;
+
+	for (int w = 0; w < _W_CHILD_MAX; w++)
+		any_child |= arg.want[w];
+	if (any_child) {
 		progress(true, "N=%zu: %zu bind mounts in a private mount namespace", n, n);
 		r = private_start(&priv, n, &hello);
 		if (r < 0)
@@ -1419,8 +1398,8 @@ static void run_size(size_t n, unsigned k, Result res[_W_MAX], Bulk *bulk)
 			break;
 		progress(true, "N=%zu: round %u of %u, %u changes per watcher", n, round + 1,
 			 arg.rounds, kr);
-		for (int j = 0; j < 4; j++) {
-			int w = (int)(round + (unsigned)j) % 4;
+		for (int j = 0; j <= W_DAEMON; j++) {
+			int w = (int)(round + (unsigned)j) % (W_DAEMON + 1);
 			Result one[3] = {};
 
 			if (res[w].status != 0)
@@ -1449,7 +1428,8 @@ static void print_ms(uint64_t ns, int width)
 	       (double)ns / NSEC_PER_MSEC);
 }
 
-static void print_table(size_t n, const Result res[_W_MAX], const Bulk *bulk, double ratios[2])
+static void print_table(size_t n, const Result res[_W_MAX], const Bulk *bulk,
+			double ratios[_W_MAX])
 {
 	const Result *a = &res[W_MOUNTINFO];
 	double a_per = a->status == 0 && a->changes ? (double)a->cpu_ns / a->changes : 0;
@@ -1476,7 +1456,15 @@ static void print_table(size_t n, const Result res[_W_MAX], const Bulk *bulk, do
 
 		if (x->status == 1 && !x->note[0])
 			continue; /* not asked for */
-		printf("%-42s", watcher_names[w]);
+		if (w == W_DAEMON && daemon_backend[0]) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "(d) mountwatchd (%s), bus signals",
+				 daemon_backend);
+			printf("%-42s", name);
+		} else {
+			printf("%-42s", watcher_names[w]);
+		}
 		if (x->status != 0) {
 			printf(" %s: %s\n", x->status > 0 ? "skipped" : "FAILED", x->note);
 			continue;
@@ -1503,21 +1491,22 @@ static void print_table(size_t n, const Result res[_W_MAX], const Bulk *bulk, do
 			printf(" %8s", "-");
 		printf("\n");
 	}
-	for (int i = 0; i < 2; i++) {
-		const Result *x = &res[i == 0 ? W_WATCHMOUNT : W_DAEMON];
+	for (int w = 0; w < _W_MAX; w++) {
+		const Result *x = &res[w];
 
-		ratios[i] = a_per > 0 && x->status == 0 && x->cpu_ns ?
+		ratios[w] = a_per > 0 && x->status == 0 && x->cpu_ns ?
 				    a_per / ((double)x->cpu_ns / x->changes) : 0;
 	}
 	if (bulk->measured) {
 		printf("%-42s %12s %12s\n", "the N mounts made / lazily unmounted in (d)",
 		       "mount all", "umount all");
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < (bulk->pid1 ? 3 : 2); i++)
 			printf("    %-38s %10.2f s %10.2f s\n", i == 0 ? "mountwatchd CPU" :
 			       i == 1 ? "dbus-daemon CPU" : "systemd PID 1 CPU",
 			       (double)bulk->setup_cpu_ns[i] / NSEC_PER_SEC,
 			       (double)bulk->teardown_cpu_ns[i] / NSEC_PER_SEC);
-		printf("    %-38s %10.1f s %10.1f s\n", "until all three were idle",
+		printf("    %-38s %10.1f s %10.1f s\n",
+		       bulk->pid1 ? "until all three were idle" : "until both were idle",
 		       (double)bulk->setup_wall_ns / NSEC_PER_SEC,
 		       (double)bulk->teardown_wall_ns / NSEC_PER_SEC);
 	}
@@ -1544,16 +1533,18 @@ static void usage(FILE *f)
 		"Usage: mount-bench [OPTIONS] [N...]\n"
 		"\n"
 		"Measures what learning about mount changes costs: (a) re-reading\n"
-		"/proc/self/mountinfo, (b) listmount+statmount, (c) watch_mount+fsinfo,\n"
-		"(d) mountwatchd on the system bus; for N background mounts each\n"
-		"(default: 100 1000 5000). Run as root.\n"
+		"/proc/self/mountinfo, (b) listmount+statmount, libmountwatch with its\n"
+		"(c) watch_queue, (e) fanotify and (f) mountinfo backend, (d) mountwatchd\n"
+		"on the system bus (whichever backend it uses); for N background mounts\n"
+		"each (default: 100 1000 5000). Run as root. A watcher the kernel cannot\n"
+		"run is skipped with the reason.\n"
 		"\n"
 		"  -k, --changes=K   changes per size (even; default 400, 200, 100, 40 for\n"
 		"                    N up to 100, 1000, 5000, more)\n"
 		"  -r, --rounds=R    split the changes into R rounds, the watchers taking\n"
 		"                    turns, in another order each round (default 3)\n"
 		"  -b, --burst       make the changes back to back, not each waited for\n"
-		"  -w, --watchers=L  which to run, letters of abcd (default: abcd)\n"
+		"  -w, --watchers=L  which to run, letters of abcdef (default: all)\n"
 		"  -t, --timeout=S   give up on a watcher that has not seen a change in S s\n"
 		"                    (default 600)\n"
 		"  -h, --help        this text\n");
@@ -1570,7 +1561,7 @@ static int parse_args(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *watchers = "abcd";
+	const char *watchers = watcher_letters;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "k:r:bw:t:h", options, NULL)) >= 0) {
@@ -1594,8 +1585,8 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'w':
 			watchers = optarg;
-			if (!*watchers || strspn(watchers, "abcd") != strlen(watchers)) {
-				fprintf(stderr, "--watchers: letters of abcd\n");
+			if (!*watchers || strspn(watchers, watcher_letters) != strlen(watchers)) {
+				fprintf(stderr, "--watchers: letters of %s\n", watcher_letters);
 				return -EINVAL;
 			}
 			break;
@@ -1615,7 +1606,7 @@ static int parse_args(int argc, char **argv)
 		}
 	}
 	for (const char *p = watchers; *p; p++)
-		arg.want[*p - 'a'] = true;
+		arg.want[strchr(watcher_letters, *p) - watcher_letters] = true;
 	for (; optind < argc; optind++) {
 		char *end;
 		unsigned long v = strtoul(argv[optind], &end, 10);
@@ -1637,7 +1628,7 @@ static int parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	double ratios[16][2] = {};
+	double ratios[16][_W_MAX] = {};
 
 	if (parse_args(argc, argv) < 0)
 		return 2;
@@ -1672,15 +1663,18 @@ int main(int argc, char **argv)
 		print_table(n, r, &bulk, ratios[i]);
 	}
 
-	printf("\nSummary: CPU per change of (a) re-reading mountinfo, divided by\n");
-	printf("%8s %12s %12s\n", "N", "(c) kernel", "(d) daemon");
+	printf("\nSummary: CPU per change of (a) re-reading mountinfo, divided by that of\n");
+	printf("%8s", "N");
+	for (int w = W_LISTMOUNT; w <= W_DAEMON; w++)
+		printf(" %18s", watcher_short[w]);
+	printf("\n");
 	for (size_t i = 0; i < arg.n_sizes; i++) {
 		printf("%8zu", arg.sizes[i]);
-		for (int j = 0; j < 2; j++)
-			if (ratios[i][j] > 0)
-				printf(" %11.1fx", ratios[i][j]);
+		for (int w = W_LISTMOUNT; w <= W_DAEMON; w++)
+			if (ratios[i][w] > 0)
+				printf(" %17.1fx", ratios[i][w]);
 			else
-				printf(" %12s", "-");
+				printf(" %18s", "-");
 		printf("\n");
 	}
 	progress(true, "done");
