@@ -445,6 +445,34 @@ static int mi_list_all(Backend *base, MountSummary **ret, size_t *ret_n)
 	return 0;
 }
 
+/*
+ * The children of one mount, from the last parse (O(mounts); the library asks
+ * only when a mount arrives by a move, or comes back after its parent went:
+ * the children keep their lines then, so the diff has nothing to say of them).
+ */
+static int mi_list_children(Backend *base, uint64_t unique_id, MountSummary **ret, size_t *ret_n)
+{
+	MountinfoBackend *b = (MountinfoBackend *)base;
+	const MiEntry *p = hashmap_get(b->table.by_unique, unique_id);
+	MountSummary *l;
+	size_t n = 0;
+
+	if (!p)
+		return -ENOENT;
+	l = calloc(b->table.n + 1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->table.n; i++) {
+		const MiEntry *e = &b->table.entries[i];
+
+		if (e->parent_id == p->mnt_id && e != p)
+			l[n++].unique_id = e->unique_id;
+	}
+	*ret = l;
+	*ret_n = n;
+	return 0;
+}
+
 /* Per-mount options (mountinfo's field 6) as MOUNT_ATTR_* bits. */
 static uint64_t parse_attributes(const char *opts)
 {
@@ -527,6 +555,7 @@ const BackendOps backend_mountinfo_ops = {
 	.get_fd = mi_get_fd,
 	.read_events = mi_read_events,
 	.list_all = mi_list_all,
+	.list_children = mi_list_children,
 	.query_mount = mi_query_mount,
 	.resolve_mnt_id = mi_resolve_mnt_id,
 };
