@@ -180,6 +180,17 @@ static void print_mount(const char *what, const MountInfo *i)
 		i->dev_minor);
 }
 
+/* statmount(2) of one listed mount: false if it went since the listing. */
+static bool kernel_mount(uint64_t id, StatmountBuf *b, MountInfo *ret)
+{
+	int r = statmount_query(id, b, ret);
+
+	if (r == -ENOENT)
+		return false;
+	assert_se(r >= 0);
+	return true;
+}
+
 /* The mirror equals a fresh listmount + statmount, field for field. */
 static void compare_with_statmount(Mirror *m)
 {
@@ -193,12 +204,9 @@ static void compare_with_statmount(Mirror *m)
 	for (size_t i = 0; i < n; i++) {
 		Mount *mnt = table_get(m->t, ids[i]);
 		MountInfo info;
-		int r;
 
-		r = statmount_query(ids[i], &b, &info);
-		if (r == -ENOENT)
+		if (!kernel_mount(ids[i], &b, &info))
 			continue;
-		assert_se(r >= 0);
 		if (!mnt || mount_info_diff(&mnt->info, &info) != 0) {
 			print_mount("kernel", &info);
 			if (mnt)
@@ -640,12 +648,9 @@ static void compare_watcher(mw_watcher *w, bool kernel_ids)
 	for (size_t i = 0; i < n; i++) {
 		const struct mw_mount *mm = NULL;
 		MountInfo info;
-		int r;
 
-		r = statmount_query(ids[i], &b, &info);
-		if (r == -ENOENT)
+		if (!kernel_mount(ids[i], &b, &info))
 			continue;
-		assert_se(r >= 0);
 		/* At or below TOP (the only mount points starting with it). */
 		if (strncmp(info.mount_point, TOP, strlen(TOP)) != 0 ||
 		    (info.mount_point[strlen(TOP)] && info.mount_point[strlen(TOP)] != '/')) {
