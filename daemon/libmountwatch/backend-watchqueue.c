@@ -89,7 +89,9 @@ static int wq_open(Backend **ret, const char *path, unsigned queue_size, const c
 		goto fail;
 	}
 
-	/* The queue ... */
+	/* The queue (the kernel's largest by default: 512 records) ... */
+	if (!queue_size)
+		queue_size = 512;
 	if (pipe2(fds, O_NOTIFICATION_PIPE | O_NONBLOCK | O_CLOEXEC) < 0) {
 		/* ENOPKG: a kernel built without CONFIG_WATCH_QUEUE. */
 		if (errno == ENOPKG || errno == EINVAL) {
