@@ -2,8 +2,9 @@
 /*
  * The any-kernel backend: /proc/self/mountinfo. The kernel says only *that*
  * the mount table changed (POLLPRI on the open file); on each wake-up the
- * whole file is re-read, parsed and compared with the previous parse, and
- * the differences become events: ATTACH (a mount ID not seen before),
+ * whole file is re-read, parsed and compared with the previous parse (a
+ * line equal to the one the mount had is not parsed again), and the
+ * differences become events: ATTACH (a mount ID not seen before),
  * DETACH (one gone), MOVED (another mount point or parent), SETATTR (any
  * other field). That is O(mounts) per change, and nothing can be lost: the
  * next parse always has everything.
@@ -35,10 +36,19 @@
 #define MOUNTINFO_PATH "/proc/self/mountinfo"
 #define ASSIGNED_ID_BASE (UINT64_C(1) << 63)
 
+/*
+ * One parsed line. block holds the line as read, then a copy of it that the
+ * parse cut into the fields (NUL-terminated, unescaped in place), which the
+ * string pointers point into: one allocation per mount, and a line that did
+ * not change since the last read is taken over by copying the block, not
+ * parsed again.
+ */
 typedef struct MiEntry {
 	uint64_t unique_id;
 	uint32_t mnt_id, parent_id;
 	uint32_t major, minor;
+	char *block;
+	size_t line_len;
 	char *root, *point, *fstype, *source, *mnt_opts, *super_opts;
 	uint32_t propagation, peer_group, master_group;
 } MiEntry;
@@ -71,14 +81,7 @@ typedef struct MountinfoBackend {
 static void mi_table_done(MiTable *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		MiEntry *e = &t->entries[i];
-
-		free(e->root);
-		free(e->point);
-		free(e->fstype);
-		free(e->source);
-		free(e->mnt_opts);
-		free(e->super_opts);
+		free(t->entries[i].block);
 	}
 	free(t->entries);
 	hashmap_free(t->by_mnt_id);
@@ -131,14 +134,37 @@ static int dup_to(char **dst, const char *s)
 
 /*
  * One line: "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue".
- * Returns 0, or -EINVAL for a line that does not parse (skipped by the caller).
+ * If old holds the same line, its parse is copied. Returns 0, -EINVAL for a
+ * line that does not parse (skipped by the caller), or -ENOMEM; on failure
+ * *e holds nothing to free.
  */
-static int parse_line(char *line, MiEntry *e)
+static int parse_line(const char *raw, const MiTable *old, MiEntry *e)
 {
-	char *f[6], *save = NULL, *tok, *fstype, *source, *super;
-	int r;
+	char *f[6], *save = NULL, *tok, *fstype, *source, *super, *line;
+	size_t len = strlen(raw);
+	uint32_t id;
+	MiEntry *o;
 
-	*e = (MiEntry){};
+	*e = (MiEntry){ .line_len = len };
+	e->block = malloc(2 * (len + 1));
+	if (!e->block)
+		return -ENOMEM;
+	memcpy(e->block, raw, len + 1);
+	line = e->block + len + 1;
+	/* Unchanged since the last read: the old parse, moved into this block. */
+	if (old->by_mnt_id && sscanf(raw, "%" SCNu32, &id) == 1 && (o = hashmap_get(old->by_mnt_id, id)) &&
+	    o->line_len == len && memcmp(o->block, raw, len) == 0) {
+		char *block = e->block;
+
+		memcpy(line, o->block + len + 1, len + 1);
+		*e = *o;
+		e->block = block;
+		e->unique_id = 0;
+		for (char **p = &e->root; p <= &e->super_opts; p++)
+			*p = block + (*p - o->block);
+		return 0;
+	}
+	memcpy(line, raw, len + 1);
 	for (int i = 0; i < 6; i++) {
 		f[i] = strtok_r(i == 0 ? line : NULL, " ", &save);
 		if (!f[i])
@@ -146,7 +172,7 @@ static int parse_line(char *line, MiEntry *e)
 	}
 	if (parse_u32(f[0], &e->mnt_id) < 0 || parse_u32(f[1], &e->parent_id) < 0 ||
 	    sscanf(f[2], "%u:%u", &e->major, &e->minor) != 2)
-		return -EINVAL;
+		goto bad;
 	e->propagation = MW_PROPAGATION_PRIVATE;
 	/* Optional fields up to "-". */
 	while ((tok = strtok_r(NULL, " ", &save)) && strcmp(tok, "-") != 0) {
@@ -162,24 +188,23 @@ static int parse_line(char *line, MiEntry *e)
 		}
 	}
 	if (!tok)
-		return -EINVAL;
+		goto bad;
 	fstype = strtok_r(NULL, " ", &save);
 	source = strtok_r(NULL, " ", &save);
 	super = strtok_r(NULL, " ", &save);
 	if (!fstype || !source || !super)
-		return -EINVAL;
-	r = dup_to(&e->root, unescape(f[3]));
-	if (r >= 0)
-		r = dup_to(&e->point, unescape(f[4]));
-	if (r >= 0)
-		r = dup_to(&e->mnt_opts, f[5]);
-	if (r >= 0)
-		r = dup_to(&e->fstype, unescape(fstype));
-	if (r >= 0)
-		r = dup_to(&e->source, unescape(source));
-	if (r >= 0)
-		r = dup_to(&e->super_opts, unescape(super));
-	return r;
+		goto bad;
+	e->root = unescape(f[3]);
+	e->point = unescape(f[4]);
+	e->mnt_opts = f[5];
+	e->fstype = unescape(fstype);
+	e->source = unescape(source);
+	e->super_opts = unescape(super);
+	return 0;
+bad:
+	free(e->block);
+	*e = (MiEntry){};
+	return -EINVAL;
 }
 
 /*
@@ -228,23 +253,24 @@ static int parse(MountinfoBackend *b, const MiTable *old, MiTable *t)
 	for (line = strtok_r(b->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		MiEntry e;
 
-		r = parse_line(line, &e);
+		r = parse_line(line, old, &e);
 		if (r == -EINVAL)
 			continue;
+		if (r < 0) {
+			mi_table_done(t);
+			return r;
+		}
 		if (t->n == n_alloc) {
 			MiEntry *x;
 
 			n_alloc = n_alloc ? n_alloc * 2 : 256;
 			x = realloc(t->entries, n_alloc * sizeof(*x));
-			if (!x)
-				r = -ENOMEM;
-			else
-				t->entries = x;
-		}
-		if (r < 0) {
-			t->entries[t->n++] = e; /* freed with the rest */
-			mi_table_done(t);
-			return r;
+			if (!x) {
+				free(e.block);
+				mi_table_done(t);
+				return -ENOMEM;
+			}
+			t->entries = x;
 		}
 		t->entries[t->n++] = e;
 	}
