@@ -758,6 +758,15 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *err
 	return 0;
 }
 
+/* Our own bus connection dropped: nothing more can arrive, so stop (not hang). */
+static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	sd_event *event = userdata;
+
+	fprintf(stderr, "Lost the connection to the system bus.\n");
+	return sd_event_exit(event, EXIT_NOT_RUNNING);
+}
+
 static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 {
 	_cleanup_(sd_event_unrefp) sd_event *event = NULL;
@@ -793,6 +802,9 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 	r = sd_event_default(&event);
 	if (r >= 0)
 		r = sd_bus_attach_event(bus, event, 0);
+	if (r >= 0)
+		r = sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local", NULL, "org.freedesktop.DBus.Local",
+					"Disconnected", on_disconnected, event);
 	if (r >= 0) {
 		sigset_t mask;
 
@@ -813,7 +825,7 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 		fprintf(stderr, "Failed to run the monitor: %s\n", strerror(-r));
 		return EXIT_FAIL;
 	}
-	return EXIT_OK;
+	return r; /* EXIT_OK when interrupted, EXIT_NOT_RUNNING when the bus went away */
 }
 
 /* -o, -p: a column list, or a usage error naming the bad column. */

@@ -376,6 +376,22 @@ static int enumerate_mounts(sd_bus *bus, const char *path, void *userdata, char 
 
 static void on_change(Manager *m, const struct mw_change *c, void *userdata);
 
+/*
+ * The bus connection dropped (dbus-daemon restarted or killed, or it
+ * disconnected us): without it the daemon serves nobody, so it exits with a
+ * failure and the service manager (Restart=on-failure) starts a fresh one,
+ * with a fresh table, on the new bus.
+ */
+static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	Manager *m = userdata;
+
+	log_error("Lost the connection to the bus, exiting.");
+	if (m->event)
+		return sd_event_exit(m->event, EXIT_FAILURE);
+	return 0;
+}
+
 int manager_bus_setup(Manager *m, sd_bus *bus)
 {
 	int r;
@@ -396,6 +412,10 @@ int manager_bus_setup(Manager *m, sd_bus *bus)
 	r = sd_bus_add_object_manager(bus, &m->object_manager_slot, MW_MANAGER_PATH);
 	if (r < 0)
 		return log_error_errno(r, "Failed to register the object manager: %m");
+	r = sd_bus_match_signal(bus, &m->disconnected_slot, "org.freedesktop.DBus.Local", NULL,
+				"org.freedesktop.DBus.Local", "Disconnected", on_disconnected, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch for the loss of the bus connection: %m");
 	if (m->event) {
 		r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
 		if (r < 0)

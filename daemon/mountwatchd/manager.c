@@ -38,6 +38,7 @@ Manager *manager_free(Manager *m)
 	m->mount_slot = sd_bus_slot_unref(m->mount_slot);
 	m->enumerator_slot = sd_bus_slot_unref(m->enumerator_slot);
 	m->object_manager_slot = sd_bus_slot_unref(m->object_manager_slot);
+	m->disconnected_slot = sd_bus_slot_unref(m->disconnected_slot);
 	if (m->bus) {
 		(void)sd_bus_flush(m->bus);
 		m->bus = sd_bus_flush_close_unref(m->bus);

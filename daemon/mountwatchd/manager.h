@@ -35,6 +35,7 @@ struct Manager {
 	sd_event_source *sigterm_source;
 	sd_event_source *sigint_source;
 	sd_bus_slot *manager_slot, *mount_slot, *enumerator_slot, *object_manager_slot;
+	sd_bus_slot *disconnected_slot;
 
 	Config config;
 	char *config_path;
