@@ -450,11 +450,21 @@ static void emit_mount_added(Manager *m, const MountInfo *mount)
 	int r;
 
 	mount_object_path(mount->unique_id, path);
-	r = sd_bus_emit_interfaces_added(m->bus, path, MW_MOUNT_IFACE, NULL);
+	/* Every interface of the object, the standard ones too, as GetManagedObjects lists them. */
+	r = sd_bus_emit_object_added(m->bus, path);
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
 	emit_mount_signal(m, "MountAdded", mount->unique_id, mount->mount_point);
 }
+
+/* What sd-bus serves on every mount object: the standard interfaces and ours. */
+static const char *const mount_object_interfaces[] = {
+	"org.freedesktop.DBus.Peer",
+	"org.freedesktop.DBus.Introspectable",
+	"org.freedesktop.DBus.Properties",
+	MW_MOUNT_IFACE,
+	NULL,
+};
 
 static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount_point)
 {
@@ -462,7 +472,13 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 	int r;
 
 	mount_object_path(unique_id, path);
-	r = sd_bus_emit_interfaces_removed(m->bus, path, MW_MOUNT_IFACE, NULL);
+	/*
+	 * The same interfaces that InterfacesAdded and GetManagedObjects name,
+	 * or a client (GLib's GDBusObjectManagerClient) keeps the object with
+	 * the rest. Not sd_bus_emit_object_removed(): that asks the object,
+	 * which the table no longer has.
+	 */
+	r = sd_bus_emit_interfaces_removed_strv(m->bus, path, (char **)mount_object_interfaces);
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit InterfacesRemoved for %s: %m", path);
 	emit_mount_signal(m, "MountRemoved", unique_id, mount_point);

@@ -130,6 +130,49 @@ static sd_bus *client;
 static unsigned signals_added, signals_removed, signals_changed, signals_resynced;
 static unsigned ifaces_added, ifaces_removed, props_changed;
 static uint64_t last_generation;
+/* The interfaces the last InterfacesAdded / InterfacesRemoved named, sorted, comma-separated. */
+static char ifaces_added_names[512], ifaces_removed_names[512];
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Reads interface names (the keys of an a{sa{sv}} with dict, else the
+ * elements of an as) into buf, sorted and comma-separated.
+ */
+static void read_interface_names(sd_bus_message *m, bool dict, char *buf, size_t size)
+{
+	const char *names[16];
+	size_t n = 0;
+
+	assert_se(sd_bus_message_enter_container(m, 'a', dict ? "{sa{sv}}" : "s") > 0);
+	for (;;) {
+		if (dict) {
+			if (sd_bus_message_enter_container(m, 'e', "sa{sv}") <= 0)
+				break;
+			assert_se(n < ELEMENTSOF(names));
+			assert_se(sd_bus_message_read(m, "s", &names[n++]) > 0);
+			assert_se(sd_bus_message_skip(m, "a{sv}") >= 0);
+			assert_se(sd_bus_message_exit_container(m) >= 0);
+		} else {
+			assert_se(n < ELEMENTSOF(names));
+			if (sd_bus_message_read(m, "s", &names[n]) <= 0)
+				break;
+			n++;
+		}
+	}
+	assert_se(sd_bus_message_exit_container(m) >= 0);
+	qsort(names, n, sizeof(names[0]), compare_strings);
+	buf[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		assert_se(strlen(buf) + strlen(names[i]) + 2 < size);
+		if (i > 0)
+			strcat(buf, ",");
+		strcat(buf, names[i]);
+	}
+}
 
 static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
@@ -153,10 +196,15 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		signals_changed++;
 	} else if (streq_ptr(member, "Resynced"))
 		signals_resynced++;
-	else if (streq_ptr(member, "InterfacesAdded"))
+	else if (streq_ptr(member, "InterfacesAdded")) {
+		assert_se(sd_bus_message_read(m, "o", &path) > 0);
+		read_interface_names(m, true, ifaces_added_names, sizeof(ifaces_added_names));
 		ifaces_added++;
-	else if (streq_ptr(member, "InterfacesRemoved"))
+	} else if (streq_ptr(member, "InterfacesRemoved")) {
+		assert_se(sd_bus_message_read(m, "o", &path) > 0);
+		read_interface_names(m, false, ifaces_removed_names, sizeof(ifaces_removed_names));
 		ifaces_removed++;
+	}
 	else if (streq_ptr(member, "PropertiesChanged"))
 		props_changed++;
 	return 0;
@@ -218,6 +266,29 @@ static char *get_string(const char *path, const char *iface, const char *prop)
 
 	assert_se(sd_bus_get_property_string(client, NULL, path, iface, prop, &e, &s) >= 0);
 	return s;
+}
+
+/* The interfaces GetManagedObjects lists for object, as read_interface_names() writes them; 0 if absent. */
+static int managed_interfaces(const char *object, char *buf, size_t size)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	const char *path;
+	int found = 0;
+
+	assert_se(sd_bus_call_method(client, NULL, MW_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
+				     "GetManagedObjects", &error, &reply, NULL) >= 0);
+	assert_se(sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}") > 0);
+	while (sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}") > 0) {
+		assert_se(sd_bus_message_read(reply, "o", &path) > 0);
+		if (streq_ptr(path, object)) {
+			read_interface_names(reply, true, buf, size);
+			found = 1;
+		} else
+			assert_se(sd_bus_message_skip(reply, "a{sa{sv}}") >= 0);
+		assert_se(sd_bus_message_exit_container(reply) >= 0);
+	}
+	return found;
 }
 
 /* Prints the introspection XML of the manager object and of one mount object. */
@@ -382,6 +453,46 @@ int main(int argc, char *argv[])
 	assert_se(signals_removed == 1 && ifaces_removed == 1 && last_generation == 3);
 	assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == 3);
 	printf("ok - MountAdded/Changed/Removed, InterfacesAdded/Removed, PropertiesChanged, generations\n");
+
+	/*
+	 * InterfacesAdded and InterfacesRemoved name what GetManagedObjects
+	 * lists, or an ObjectManager client keeps removed objects: checked on a
+	 * mount that existed before (/home) and on a new one.
+	 */
+	{
+		char managed[512];
+		uint64_t home_id;
+
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "/home") >= 0);
+		assert_se(sd_bus_message_read(reply, "o", &path) > 0);
+		home_id = get_u64(path, MW_MOUNT_IFACE, "UniqueId");
+		reply = sd_bus_message_unref(reply);
+		mount_object_path(home_id, obj);
+		assert_se(managed_interfaces(obj, managed, sizeof(managed)) == 1);
+		assert_se(strstr(managed, MW_MOUNT_IFACE));
+		assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", home_id) >= 0);
+		reply = sd_bus_message_unref(reply);
+		pump();
+		assert_se(ifaces_removed == 2);
+		assert_se(strcmp(ifaces_removed_names, managed) == 0);
+		assert_se(managed_interfaces(obj, managed, sizeof(managed)) == 0);
+
+		assert_se(call(&reply, &error, TEST_IFACE, "Mount", "s", "home") >= 0);
+		assert_se(sd_bus_message_read(reply, "t", &home_id) > 0);
+		reply = sd_bus_message_unref(reply);
+		pump();
+		assert_se(ifaces_added == 2);
+		mount_object_path(home_id, obj);
+		assert_se(managed_interfaces(obj, managed, sizeof(managed)) == 1);
+		assert_se(strcmp(ifaces_added_names, managed) == 0);
+		assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", home_id) >= 0);
+		reply = sd_bus_message_unref(reply);
+		pump();
+		assert_se(ifaces_removed == 3);
+		assert_se(strcmp(ifaces_removed_names, managed) == 0);
+		last_generation = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
+	}
+	printf("ok - InterfacesAdded and InterfacesRemoved name the interfaces GetManagedObjects lists\n");
 
 	/* WaitForMount: at once, later, and timing out. */
 	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "WaitForMount", "st", "/boot", (uint64_t)1000) >= 0);
