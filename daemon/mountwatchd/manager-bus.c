@@ -177,8 +177,14 @@ static int method_wait_for_mount(sd_bus_message *message, void *userdata, sd_bus
 		return r;
 	}
 	r = wait_list_add(&m->waits, m->watcher, message, point, timeout);
+	if (r == -EDQUOT)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+					 "%s has %u WaitForMount calls waiting already, the most one caller may have.",
+					 sd_bus_message_get_sender(message) ?: "This caller", WAIT_MAX_PER_CALLER);
 	if (r == -EUSERS)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED, "Too many pending WaitForMount calls.");
+		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+					 "%u WaitForMount calls are waiting already, the most the daemon keeps.",
+					 WAIT_MAX);
 	return r;
 }
 

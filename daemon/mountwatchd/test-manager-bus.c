@@ -5,7 +5,8 @@
  * client calls the API as SPEC.md fixes it: properties, ListMounts,
  * GetMount, GetMountByPath, WaitForMount (answer and timeout), Resync,
  * ObjectManager, per-mount properties, and the signals with generations.
- * A test-only interface lets the client make the fake kernel mount things.
+ * A test-only interface lets the client make the fake kernel mount things
+ * and count the WaitForMount calls waiting (PendingWaits).
  *
  * With --introspect it prints what the manager object and one mount object
  * answer to Introspect instead, for tests/check-interface-xml, which
@@ -71,11 +72,17 @@ static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error
 	return sd_bus_reply_method_return(m, NULL);
 }
 
+static int method_pending_waits(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	return sd_bus_reply_method_return(m, "u", (uint32_t)manager->waits.n);
+}
+
 static const sd_bus_vtable test_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_METHOD_WITH_ARGS("Mount", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
 	SD_BUS_METHOD_WITH_ARGS("Umount", SD_BUS_ARGS("t", id), SD_BUS_NO_ARGS, method_umount, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetAttr", SD_BUS_ARGS("t", id, "t", attr), SD_BUS_NO_ARGS, method_setattr, 0),
+	SD_BUS_METHOD_WITH_ARGS("PendingWaits", SD_BUS_NO_ARGS, SD_BUS_RESULT("u", n), method_pending_waits, 0),
 	SD_BUS_VTABLE_END,
 };
 
