@@ -87,6 +87,9 @@ int path_normalize(const char *path, char **ret);
  */
 int utf8_escape_invalid(const char *s, char **ret);
 
+/* CLOCK_MONOTONIC in microseconds (the clock of sd-event's timers and of mw_watcher_get_timeout()). */
+uint64_t now_usec(void);
+
 /* FNV-1a, for hashing mount points. */
 uint64_t string_hash(const char *s);
 
