@@ -174,8 +174,7 @@ static int run(int argc, char *argv[])
 	if (r < 0)
 		goto out;
 
-	(void)sd_notifyf(false, "READY=1\nSTATUS=Watching %zu mounts below %s (%s backend).",
-			 mw_watcher_count(m->watcher), m->config.watch_path, mw_watcher_get_backend(m->watcher));
+	manager_notify_status(m, "READY=1\n");
 	r = sd_event_loop(m->event);
 	(void)sd_notify(false, "STOPPING=1");
 	if (r < 0) {

@@ -78,6 +78,15 @@ static int property_counter(sd_bus *bus, const char *path, const char *interface
 	return sd_bus_message_append(reply, "t", s.resyncs);
 }
 
+static int property_resync_pending(sd_bus *bus, const char *path, const char *interface,
+				   const char *property, sd_bus_message *reply, void *userdata,
+				   sd_bus_error *error)
+{
+	Manager *m = userdata;
+
+	return sd_bus_message_append(reply, "b", (int)m->resync_pending);
+}
+
 static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -205,6 +214,7 @@ static int method_resync(sd_bus_message *message, void *userdata, sd_bus_error *
 
 	log_info("Resync requested over the bus.");
 	r = mw_watcher_resync(m->watcher, &s);
+	manager_check_sync(m);
 	if (r < 0)
 		return sd_bus_error_set_errnof(error, r, "Failed to resynchronise: %m");
 	return sd_bus_reply_method_return(message, "uuu", s.added, s.removed, s.changed);
@@ -225,6 +235,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("Generation", "t", property_counter, 0, 0),
 	SD_BUS_PROPERTY("Overruns", "t", property_counter, 0, 0),
 	SD_BUS_PROPERTY("Resyncs", "t", property_counter, 0, 0),
+	SD_BUS_PROPERTY("ResyncPending", "b", property_resync_pending, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_METHOD_WITH_ARGS("ListMounts", SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("t", generation, "a(totsss)", mounts),
 				method_list_mounts, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -539,7 +550,7 @@ static void emit_manager_changed(Manager *m)
 	int r;
 
 	r = sd_bus_emit_properties_changed(m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Backend",
-					   "WatchedPath", NULL);
+					   "WatchedPath", "ResyncPending", NULL);
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit PropertiesChanged for the manager: %m");
 }

@@ -169,6 +169,36 @@ static int arm_timer(Manager *m)
 	return 0;
 }
 
+void manager_notify_status(Manager *m, const char *extra)
+{
+	int e = m->watcher ? mw_watcher_get_resync_error(m->watcher) : 0;
+
+	if (e < 0)
+		(void)sd_notifyf(false, "%sSTATUS=Failed to resynchronise (%s), retrying; the table may miss changes.",
+				 extra, strerror(-e));
+	else if (m->watcher)
+		(void)sd_notifyf(false, "%sSTATUS=Watching %zu mounts below %s (%s backend).", extra,
+				 mw_watcher_count(m->watcher), m->config.watch_path,
+				 mw_watcher_get_backend(m->watcher));
+}
+
+void manager_check_sync(Manager *m)
+{
+	int e = mw_watcher_get_resync_error(m->watcher);
+
+	(void)arm_timer(m);
+	if ((e < 0) == m->resync_pending)
+		return;
+	m->resync_pending = e < 0;
+	if (e < 0)
+		log_warning_errno(e, "Failed to resynchronise with the kernel, retrying; the table may miss changes: %m");
+	else
+		log_notice("Resynchronised with the kernel after a failure: the table is current again.");
+	manager_notify_status(m, "");
+	if (m->change_fn)
+		m->change_fn(m, NULL, m->change_userdata); /* ResyncPending */
+}
+
 int manager_process_events(Manager *m)
 {
 	int r;
@@ -177,9 +207,10 @@ int manager_process_events(Manager *m)
 	if (r == -ENOLINK)
 		return log_error_errno(r, "Failed to keep watching %s: the watched mount went away.",
 				       m->config.watch_path);
-	if (r < 0)
+	/* A failed resync is said once, by manager_check_sync(), not at every retry. */
+	if (r < 0 && r != mw_watcher_get_resync_error(m->watcher))
 		log_error_errno(r, "Failed to process mount notifications: %m");
-	(void)arm_timer(m);
+	manager_check_sync(m);
 	return r < 0 ? r : 0;
 }
 
@@ -313,8 +344,8 @@ static int reload(Manager *m)
 			r = attach_watcher_fd(m);
 			if (r < 0)
 				return r;
-			(void)arm_timer(m);
 		}
+		manager_check_sync(m);
 		if (m->change_fn)
 			m->change_fn(m, NULL, m->change_userdata); /* the manager's properties changed */
 	} else {

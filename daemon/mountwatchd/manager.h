@@ -22,7 +22,7 @@ typedef struct Manager Manager;
 
 /*
  * Called after each change is applied; c == NULL: the manager's own
- * properties (Backend, WatchedPath) changed.
+ * properties (Backend, WatchedPath, ResyncPending) changed.
  */
 typedef void (*ManagerChangeFn)(Manager *m, const struct mw_change *c, void *userdata);
 
@@ -43,6 +43,7 @@ struct Manager {
 
 	mw_watcher *watcher;
 	WaitList waits;
+	bool resync_pending; /* a failed resync waits for its retry: the table may miss changes */
 
 	ManagerChangeFn change_fn;
 	void *change_userdata;
@@ -65,6 +66,16 @@ void manager_set_watcher(Manager *m, mw_watcher *w);
 
 /* Processes what the watcher has, then re-arms its timeout. */
 int manager_process_events(Manager *m);
+
+/*
+ * After the watcher resynchronised (or failed to): re-arms its timeout (a
+ * failed resync is retried from it) and, when the table went stale or became
+ * current again, says so in the log, in STATUS= and in ResyncPending.
+ */
+void manager_check_sync(Manager *m);
+
+/* Sends extra (e.g. "READY=1\n", or "") and a STATUS= line that says what the daemon does. */
+void manager_notify_status(Manager *m, const char *extra);
 
 /* Attaches the watcher's fd and the signals to m->event. */
 int manager_attach_event(Manager *m);

@@ -6,7 +6,9 @@
  * GetMount, GetMountByPath, WaitForMount (answer and timeout), Resync,
  * ObjectManager, per-mount properties, and the signals with generations.
  * A test-only interface lets the client make the fake kernel mount things
- * and count the WaitForMount calls waiting (PendingWaits).
+ * and count the WaitForMount calls waiting (PendingWaits), and make the
+ * next resyncs fail (FailListings); the server's sd_notify() messages come
+ * to a socket of the client's (NOTIFY_SOCKET).
  *
  * With --introspect it prints what the manager object and one mount object
  * answer to Introspect instead, for tests/check-interface-xml, which
@@ -18,6 +20,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 
@@ -72,6 +75,18 @@ static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error
 	return sd_bus_reply_method_return(m, NULL);
 }
 
+static int method_fail_listings(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	uint32_t n;
+	int r;
+
+	r = sd_bus_message_read(m, "u", &n);
+	if (r < 0)
+		return r;
+	fake_fail_listings(kernel, n);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
 static int method_pending_waits(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	return sd_bus_reply_method_return(m, "u", (uint32_t)manager->waits.n);
@@ -82,6 +97,7 @@ static const sd_bus_vtable test_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("Mount", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
 	SD_BUS_METHOD_WITH_ARGS("Umount", SD_BUS_ARGS("t", id), SD_BUS_NO_ARGS, method_umount, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetAttr", SD_BUS_ARGS("t", id, "t", attr), SD_BUS_NO_ARGS, method_setattr, 0),
+	SD_BUS_METHOD_WITH_ARGS("FailListings", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_fail_listings, 0),
 	SD_BUS_METHOD_WITH_ARGS("PendingWaits", SD_BUS_NO_ARGS, SD_BUS_RESULT("u", n), method_pending_waits, 0),
 	SD_BUS_VTABLE_END,
 };
@@ -275,6 +291,56 @@ static char *get_string(const char *path, const char *iface, const char *prop)
 	return s;
 }
 
+static int notify_fd = -1;
+static char notify_dir[] = "/tmp/test-manager-bus.XXXXXX", notify_path[64];
+static char notify_log[4096]; /* every sd_notify() message of the server so far */
+
+static void notify_close(void)
+{
+	(void)unlink(notify_path);
+	(void)rmdir(notify_dir);
+}
+
+/* Opens a socket for the server's sd_notify() and points NOTIFY_SOCKET at it. */
+static void notify_open(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	assert_se(mkdtemp(notify_dir));
+	snprintf(notify_path, sizeof(notify_path), "%s/notify", notify_dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", notify_path);
+	assert_se(atexit(notify_close) == 0);
+	notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	assert_se(notify_fd >= 0);
+	assert_se(bind(notify_fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	assert_se(setenv("NOTIFY_SOCKET", sa.sun_path, 1) == 0);
+}
+
+/* Appends what the server sent since the last call to notify_log; returns the new part. */
+static const char *notify_read(void)
+{
+	size_t start = strlen(notify_log);
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = recv(notify_fd, buf, sizeof(buf) - 1, 0)) > 0) {
+		buf[n] = 0;
+		assert_se(strlen(notify_log) + (size_t)n + 2 < sizeof(notify_log));
+		strcat(notify_log, buf);
+		strcat(notify_log, "\n");
+	}
+	return notify_log + start;
+}
+
+static int get_bool(const char *path, const char *iface, const char *prop)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int v;
+
+	assert_se(sd_bus_get_property_trivial(client, NULL, path, iface, prop, &e, 'b', &v) >= 0);
+	return v;
+}
+
 /* The interfaces GetManagedObjects lists for object, as read_interface_names() writes them; 0 if absent. */
 static int managed_interfaces(const char *object, char *buf, size_t size)
 {
@@ -340,6 +406,7 @@ int main(int argc, char *argv[])
 	log_max_level = LOG_WARNING;
 	if (argc > 1 && streq_ptr(argv[1], "--serve"))
 		server(-1);
+	notify_open();
 	assert_se(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
 	pid = fork();
 	assert_se(pid >= 0);
@@ -536,6 +603,23 @@ int main(int argc, char *argv[])
 		assert_se(signals_resynced == 1);
 		assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Resyncs") == 1);
 		printf("ok - Resync from root: nothing to fix, Resynced emitted\n");
+
+		/* A resync that fails: ResyncPending and STATUS= say so until the retry succeeds. */
+		assert_se(!get_bool(MW_MANAGER_PATH, MW_MANAGER_IFACE, "ResyncPending"));
+		(void)notify_read();
+		assert_se(call(&reply, &error, TEST_IFACE, "FailListings", "u", (uint32_t)1) >= 0);
+		reply = sd_bus_message_unref(reply);
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Resync", NULL) < 0);
+		sd_bus_error_free(&error);
+		assert_se(get_bool(MW_MANAGER_PATH, MW_MANAGER_IFACE, "ResyncPending"));
+		assert_se(strstr(notify_read(), "STATUS=Failed to resynchronise (Input/output error), retrying"));
+		/* The retry comes from the daemon's own timer: no call, no mount change needed. */
+		for (unsigned i = 0; i < 1500 && get_bool(MW_MANAGER_PATH, MW_MANAGER_IFACE, "ResyncPending"); i++)
+			usleep(20000);
+		assert_se(!get_bool(MW_MANAGER_PATH, MW_MANAGER_IFACE, "ResyncPending"));
+		assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Resyncs") == 2);
+		assert_se(strstr(notify_read(), "STATUS=Watching "));
+		printf("ok - a failed resync: ResyncPending and STATUS= say so, the daemon retries by itself\n");
 	} else {
 		assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED));
 		sd_bus_error_free(&error);
