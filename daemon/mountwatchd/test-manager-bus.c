@@ -7,7 +7,7 @@
  * ObjectManager, per-mount properties, and the signals with generations.
  * A test-only interface lets the client make the fake kernel mount things
  * and count the WaitForMount calls waiting (PendingWaits), and make the
- * next resyncs fail (FailListings); the server's sd_notify() messages come
+ * next resyncs fail (FailListings) or a storm come (Storm); the server's sd_notify() messages come
  * to a socket of the client's (NOTIFY_SOCKET).
  *
  * With --introspect it prints what the manager object and one mount object
@@ -75,6 +75,24 @@ static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error
 	return sd_bus_reply_method_return(m, NULL);
 }
 
+/* n mounts at once, then one pass of the loop's handler, as when the notification fd wakes it. */
+static int method_storm(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	char name[32];
+	uint32_t n;
+	int r;
+
+	r = sd_bus_message_read(m, "u", &n);
+	if (r < 0)
+		return r;
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "storm%u", i);
+		(void)fake_mount(kernel, fake_root(kernel), name, "tmpfs");
+	}
+	(void)manager_process_events(manager);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
 static int method_fail_listings(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	uint32_t n;
@@ -97,6 +115,7 @@ static const sd_bus_vtable test_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("Mount", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
 	SD_BUS_METHOD_WITH_ARGS("Umount", SD_BUS_ARGS("t", id), SD_BUS_NO_ARGS, method_umount, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetAttr", SD_BUS_ARGS("t", id, "t", attr), SD_BUS_NO_ARGS, method_setattr, 0),
+	SD_BUS_METHOD_WITH_ARGS("Storm", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_storm, 0),
 	SD_BUS_METHOD_WITH_ARGS("FailListings", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_fail_listings, 0),
 	SD_BUS_METHOD_WITH_ARGS("PendingWaits", SD_BUS_NO_ARGS, SD_BUS_RESULT("u", n), method_pending_waits, 0),
 	SD_BUS_VTABLE_END,
@@ -114,7 +133,7 @@ static void server(int fd)
 	sd_id128_t id;
 	mw_watcher *w;
 
-	kernel = fake_kernel_new(256);
+	kernel = fake_kernel_new(4096);
 	fake_mount(kernel, fake_root(kernel), "boot", "ext4");
 	fake_mount(kernel, fake_root(kernel), "home", "ext4");
 	fake_flush_queue(kernel);
@@ -624,6 +643,28 @@ int main(int argc, char *argv[])
 		assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED));
 		sd_bus_error_free(&error);
 		printf("ok - Resync from a non-root peer is refused\n");
+	}
+
+	/*
+	 * A storm: the daemon answers a call in the middle of it, and goes on
+	 * by itself (its timer) until every record is applied.
+	 */
+	{
+		uint64_t before = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation"), during, after = 0;
+
+		assert_se(call(&reply, &error, TEST_IFACE, "Storm", "u", (uint32_t)3000) >= 0);
+		reply = sd_bus_message_unref(reply);
+		during = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
+		for (unsigned i = 0; i < 1500 && after < before + 3000; i++) {
+			after = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
+			if (after < before + 3000)
+				usleep(20000);
+		}
+		assert_se(during < before + 3000);
+		assert_se(after == before + 3000);
+		assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Overruns") == 0);
+		printf("ok - a storm of 3000 records: a call is answered half way (%" PRIu64
+		       " applied), the rest follows by itself\n", during - before);
 	}
 
 	sd_bus_flush_close_unref(client);
