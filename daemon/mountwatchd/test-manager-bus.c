@@ -5,10 +5,10 @@
  * client calls the API as SPEC.md fixes it: properties, ListMounts,
  * GetMount, GetMountByPath, WaitForMount (answer and timeout), Resync,
  * ObjectManager, per-mount properties, and the signals with generations.
- * A test-only interface lets the client make the fake kernel mount things
- * and count the WaitForMount calls waiting (PendingWaits), and make the
- * next resyncs fail (FailListings) or a storm come (Storm); the server's sd_notify() messages come
- * to a socket of the client's (NOTIFY_SOCKET).
+ * A test-only interface lets the client make the fake kernel mount things,
+ * count the WaitForMount calls waiting (PendingWaits), make the next
+ * resyncs fail (FailListings) and make a storm (Storm); the server's
+ * sd_notify() messages come to a socket of the client's (NOTIFY_SOCKET).
  *
  * With --introspect it prints what the manager object and one mount object
  * answer to Introspect instead, for tests/check-interface-xml, which
