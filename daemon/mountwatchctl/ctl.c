@@ -62,6 +62,7 @@ static void help(void)
 	       "  wait PATH           Wait until something is mounted at PATH, then show it\n"
 	       "  status              The daemon's backend and counters\n"
 	       "  resync              Make the daemon resynchronise with the kernel (root)\n"
+	       "  reload              Make the daemon re-read its configuration, wait until done (root)\n"
 	       "\n"
 	       "Options:\n"
 	       "  -o --output=LIST    Columns (Mount properties, any case; +LIST adds to the default)\n"
@@ -107,7 +108,9 @@ static int bus_failure(const char *what, const sd_bus_error *error, int r)
 			error->message ?: "");
 		return EXIT_TIMEOUT;
 	}
-	if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES || r == -EPERM) {
+	/* Not by errno alone when the error has a name: sd-bus maps Error.Failed to EACCES too. */
+	if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED) ||
+	    (!sd_bus_error_is_set(error) && (r == -EACCES || r == -EPERM))) {
 		fprintf(stderr, "%s: permission denied%s%s\n", what, error->message ? ": " : "",
 			error->message ?: "");
 		return EXIT_DENIED;
@@ -583,6 +586,16 @@ static int cmd_resync(sd_bus *bus, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* What ExecReload= runs: returns once the daemon re-read its configuration, fails if it could not. */
+static int cmd_reload(sd_bus *bus, int argc, char **argv)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	int r;
+
+	r = call(bus, "reload", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Reload", NULL);
+	return r < 0 ? -r : EXIT_OK;
+}
+
 /* ---- monitor ---- */
 
 /*
@@ -854,7 +867,7 @@ int main(int argc, char *argv[])
 	} commands[] = {
 		{ "list", cmd_list, 0 },       { "tree", cmd_tree, 1 },     { "show", cmd_show, 1 },
 		{ "monitor", cmd_monitor, 0 }, { "wait", cmd_wait, 1 },     { "status", cmd_status, 0 },
-		{ "resync", cmd_resync, 0 },
+		{ "resync", cmd_resync, 0 },     { "reload", cmd_reload, 0 },
 	};
 	enum { ARG_VERSION = 0x100, ARG_NO_START, ARG_OUTPUT_ALL, ARG_VALUE };
 	static const struct option options[] = {

@@ -197,20 +197,48 @@ static int method_wait_for_mount(sd_bus_message *message, void *userdata, sd_bus
 	return r;
 }
 
-static int method_resync(sd_bus_message *message, void *userdata, sd_bus_error *error)
+/* Not only the policy: methods that change things check their caller themselves. Returns 1 for root. */
+static int check_root(sd_bus_message *message, const char *what, sd_bus_error *error)
 {
 	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-	Manager *m = userdata;
-	struct mw_resync_stats s;
 	uid_t uid;
 	int r;
 
-	/* Not only the policy: check the caller ourselves. */
 	r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds);
 	if (r >= 0)
 		r = sd_bus_creds_get_euid(creds, &uid);
 	if (r < 0 || uid != 0)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "Resync is for root only.");
+		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "%s is for root only.", what);
+	return 1;
+}
+
+static int method_reload(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	_cleanup_free_ char *reason = NULL;
+	Manager *m = userdata;
+	int r;
+
+	r = check_root(message, "Reload", error);
+	if (r < 0)
+		return r;
+	log_info("Reload requested over the bus.");
+	/* Answered when the reload is done: ExecReload= waits for this answer. */
+	r = manager_reload(m, &reason);
+	if (r < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s; the running configuration stays.",
+					 reason ?: strerror(-r));
+	return sd_bus_reply_method_return(message, NULL);
+}
+
+static int method_resync(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	Manager *m = userdata;
+	struct mw_resync_stats s;
+	int r;
+
+	r = check_root(message, "Resync", error);
+	if (r < 0)
+		return r;
 
 	log_info("Resync requested over the bus.");
 	r = mw_watcher_resync(m->watcher, &s);
@@ -224,7 +252,7 @@ static int method_resync(sd_bus_message *message, void *userdata, sd_bus_error *
  * Every method is SD_BUS_VTABLE_UNPRIVILEGED: without it sd-bus itself
  * refuses callers that lack CAP_SYS_ADMIN ("Access to ... not permitted"),
  * whatever the bus policy allows. The policy says who may call what;
- * Resync checks its caller itself.
+ * Resync and Reload check their caller themselves.
  */
 static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),
@@ -250,6 +278,8 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("Resync", SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("u", added, "u", removed, "u", changed),
 				method_resync, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload,
+				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_SIGNAL_WITH_ARGS("MountAdded",
 				SD_BUS_ARGS("t", unique_id, "o", mount, "s", mount_point, "t", generation), 0),
 	SD_BUS_SIGNAL_WITH_ARGS("MountRemoved",

@@ -232,7 +232,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	(void)manager_reload(userdata);
+	(void)manager_reload(userdata, NULL);
 	return 0;
 }
 
@@ -289,39 +289,48 @@ int manager_attach_event(Manager *m)
 	return 0;
 }
 
-static int reload(Manager *m);
+static int reload(Manager *m, char **ret_error);
 
-int manager_reload(Manager *m)
+int manager_reload(Manager *m, char **ret_error)
 {
 	int r;
 
 	log_info("Reloading configuration from %s.", m->config_path ?: CONFIG_DEFAULT_PATH);
 	(void)sd_notify(false, "RELOADING=1");
-	r = reload(m);
-	(void)sd_notify(false, "READY=1");
+	r = reload(m, ret_error);
+	manager_notify_status(m, "READY=1\n");
 	return r;
 }
 
-static int reload(Manager *m)
+/* Logs why a reload failed and hands the reason to the caller (if it wants it). Returns r. */
+static int reload_failed(int r, char *reason, char **ret_error)
+{
+	log_error("Failed to reload configuration, keeping the running one: %s", reason ?: strerror(-r));
+	if (ret_error)
+		*ret_error = reason ?: strdup(strerror(-r));
+	else
+		free(reason);
+	return r;
+}
+
+static int reload(Manager *m, char **ret_error)
 {
 	_cleanup_free_ char *error = NULL;
+	char *reason = NULL;
 	Config c;
 	bool rewatch;
 	int r;
 
 	r = config_init(&c);
 	if (r < 0)
-		return log_error_errno(r, "Failed to reload configuration: %m");
-	r = config_load(&c, m->config_path ?: CONFIG_DEFAULT_PATH, true, &error);
+		return reload_failed(r, NULL, ret_error);
+	/* A file named with --config must still be there: its loss is an error, not the defaults. */
+	r = config_load(&c, m->config_path ?: CONFIG_DEFAULT_PATH, !m->config_path, &error);
 	if (r >= 0 && m->overrides)
 		r = config_override(&c, m->overrides);
 	if (r < 0) {
-		if (error)
-			log_error("Failed to reload configuration, keeping the running one: %s", error);
-		else
-			log_error_errno(r, "Failed to reload configuration, keeping the running one: %m");
 		config_done(&c);
-		return r;
+		return reload_failed(r, TAKE_PTR(error), ret_error);
 	}
 
 	rewatch = !streq_ptr(c.watch_path, m->config.watch_path) ||
@@ -333,17 +342,19 @@ static int reload(Manager *m)
 		r = m->watcher ? mw_watcher_reopen(m->watcher, c.watch_path, c.backend, c.queue_size) : -EBADF;
 		if (r < 0) {
 			(void)open_failed(m, r);
+			if (asprintf(&reason, "cannot watch %s with Backend=%s: %s", c.watch_path, c.backend,
+				     strerror(-r)) < 0)
+				reason = NULL;
 			m->config = old;
 			config_done(&c);
-			log_error("Keeping the running configuration.");
-			return r;
+			return reload_failed(r, reason, ret_error);
 		}
 		config_done(&old);
 		log_backend(m);
 		if (m->event) {
 			r = attach_watcher_fd(m);
 			if (r < 0)
-				return r;
+				return reload_failed(r, NULL, ret_error);
 		}
 		manager_check_sync(m);
 		if (m->change_fn)

@@ -79,8 +79,14 @@ void manager_notify_status(Manager *m, const char *extra);
 
 /* Attaches the watcher's fd and the signals to m->event. */
 int manager_attach_event(Manager *m);
-/* SIGHUP: re-reads the config file; on error keeps the running config. */
-int manager_reload(Manager *m);
+/*
+ * SIGHUP and the Reload() method: re-reads the config file (the one given
+ * with --config must exist; the default one may be missing) and re-arms the
+ * watch if Path=, QueueSize= or Backend= changed. On error keeps the running
+ * config and returns a negative errno, with the reason (one line, to free)
+ * in *ret_error if ret_error is not NULL. RELOADING=1 before, READY=1 after.
+ */
+int manager_reload(Manager *m, char **ret_error);
 
 uint64_t manager_generation(const Manager *m);
 
