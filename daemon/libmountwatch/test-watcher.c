@@ -7,7 +7,6 @@
  * touched), signal order and generations; bounded processing under a storm,
  * records behind a loss dropped, a failed resync retried.
  */
-#include <assert.h>
 #include <stdio.h>
 
 #include "check.h"
