@@ -87,6 +87,57 @@ static int property_resync_pending(sd_bus *bus, const char *path, const char *in
 	return sd_bus_message_append(reply, "b", (int)m->resync_pending);
 }
 
+/*
+ * What one mount costs in a reply with every property (GetManagedObjects)
+ * or with ListMounts' six fields, over-estimated: the fixed part covers
+ * the object path, the interface and property names, signatures, padding,
+ * the numbers and Options; the other strings are added as they are.
+ * Measured on the fake kernel with short strings: 740 and 100 bytes.
+ */
+static size_t mount_reply_size(const MountInfo *e, bool all_properties)
+{
+	size_t n = (e->mount_point ? strlen(e->mount_point) : 0) + (e->fstype ? strlen(e->fstype) : 0) +
+		   (e->source ? strlen(e->source) : 0);
+
+	if (!all_properties)
+		return 128 + n;
+	return 1024 + n + (e->root ? strlen(e->root) : 0) + (e->super_options ? strlen(e->super_options) : 0);
+}
+
+/* Refuses a reply with the whole table that could pass the bus's message limit. Returns 0 or -errno. */
+static int check_reply_size(Manager *m, bool all_properties, const char *method, sd_bus_error *error)
+{
+	size_t size = 0, i = 0;
+	const MountInfo *e;
+
+	while (mw_watcher_iterate(m->watcher, &i, &e))
+		size += mount_reply_size(e, all_properties);
+	if (size <= m->reply_size_max)
+		return 0;
+	return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+				 "%s: the reply for %zu mounts would take about %zu MiB, more than the %zu MiB "
+				 "a reply may take; ask for single mounts (GetMount, GetMountByPath, the mount "
+				 "objects' properties) instead.",
+				 method, mw_watcher_count(m->watcher), (size + (1U << 20) - 1) >> 20,
+				 m->reply_size_max >> 20);
+}
+
+/*
+ * GetManagedObjects is sd-bus's: a filter sees the call first and refuses
+ * it when the reply would be too large, before sd-bus builds it.
+ */
+static int filter_get_managed_objects(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	Manager *m = userdata;
+	int r;
+
+	if (!sd_bus_message_is_method_call(message, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") ||
+	    !streq_ptr(sd_bus_message_get_path(message), MW_MANAGER_PATH))
+		return 0;
+	r = check_reply_size(m, true, "GetManagedObjects", error);
+	return r < 0 ? r : 0;
+}
+
 static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -95,6 +146,9 @@ static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_er
 	size_t i = 0;
 	int r;
 
+	r = check_reply_size(m, false, "ListMounts", error);
+	if (r < 0)
+		return r;
 	r = sd_bus_message_new_method_return(message, &reply);
 	if (r < 0)
 		return r;
@@ -459,6 +513,9 @@ int manager_bus_setup(Manager *m, sd_bus *bus)
 	r = sd_bus_add_object_manager(bus, &m->object_manager_slot, MW_MANAGER_PATH);
 	if (r < 0)
 		return log_error_errno(r, "Failed to register the object manager: %m");
+	r = sd_bus_add_filter(bus, &m->filter_slot, filter_get_managed_objects, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to install the reply size check: %m");
 	r = sd_bus_match_signal(bus, &m->disconnected_slot, "org.freedesktop.DBus.Local", NULL,
 				"org.freedesktop.DBus.Local", "Disconnected", on_disconnected, m);
 	if (r < 0)

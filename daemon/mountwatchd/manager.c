@@ -25,6 +25,7 @@ int manager_new(Manager **ret)
 		free(m);
 		return r;
 	}
+	m->reply_size_max = MANAGER_REPLY_SIZE_MAX;
 	*ret = m;
 	return 0;
 }
@@ -39,6 +40,7 @@ Manager *manager_free(Manager *m)
 	m->enumerator_slot = sd_bus_slot_unref(m->enumerator_slot);
 	m->object_manager_slot = sd_bus_slot_unref(m->object_manager_slot);
 	m->disconnected_slot = sd_bus_slot_unref(m->disconnected_slot);
+	m->filter_slot = sd_bus_slot_unref(m->filter_slot);
 	if (m->bus) {
 		(void)sd_bus_flush(m->bus);
 		m->bus = sd_bus_flush_close_unref(m->bus);

@@ -20,6 +20,8 @@
 
 typedef struct Manager Manager;
 
+#define MANAGER_REPLY_SIZE_MAX (24U << 20)
+
 /*
  * Called after each change is applied; c == NULL: the manager's own
  * properties (Backend, WatchedPath, ResyncPending) changed.
@@ -35,7 +37,7 @@ struct Manager {
 	sd_event_source *sigterm_source;
 	sd_event_source *sigint_source;
 	sd_bus_slot *manager_slot, *mount_slot, *enumerator_slot, *object_manager_slot;
-	sd_bus_slot *disconnected_slot;
+	sd_bus_slot *disconnected_slot, *filter_slot;
 
 	Config config;
 	char *config_path;
@@ -44,6 +46,13 @@ struct Manager {
 	mw_watcher *watcher;
 	WaitList waits;
 	bool resync_pending; /* a failed resync waits for its retry: the table may miss changes */
+	/*
+	 * Replies with the whole table (ListMounts, GetManagedObjects) larger
+	 * than this, by a generous estimate, are refused with LimitsExceeded:
+	 * a reply above the bus's message limit (dbus-daemon: 32 MiB) would get
+	 * the daemon disconnected. MANAGER_REPLY_SIZE_MAX unless a test lowers it.
+	 */
+	size_t reply_size_max;
 
 	ManagerChangeFn change_fn;
 	void *change_userdata;

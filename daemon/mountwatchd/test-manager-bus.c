@@ -7,7 +7,8 @@
  * ObjectManager, per-mount properties, and the signals with generations.
  * A test-only interface lets the client make the fake kernel mount things,
  * count the WaitForMount calls waiting (PendingWaits), make the next
- * resyncs fail (FailListings) and make a storm (Storm); the server's
+ * resyncs fail (FailListings), make a storm (Storm) and lower the most a
+ * reply with the whole table may take (SetReplyLimit); the server's
  * sd_notify() messages come to a socket of the client's (NOTIFY_SOCKET).
  *
  * With --introspect it prints what the manager object and one mount object
@@ -93,6 +94,18 @@ static int method_storm(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return sd_bus_reply_method_return(m, NULL);
 }
 
+static int method_set_reply_limit(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	uint64_t limit;
+	int r;
+
+	r = sd_bus_message_read(m, "t", &limit);
+	if (r < 0)
+		return r;
+	manager->reply_size_max = limit ?: MANAGER_REPLY_SIZE_MAX;
+	return sd_bus_reply_method_return(m, NULL);
+}
+
 static int method_fail_listings(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	uint32_t n;
@@ -116,6 +129,7 @@ static const sd_bus_vtable test_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("Umount", SD_BUS_ARGS("t", id), SD_BUS_NO_ARGS, method_umount, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetAttr", SD_BUS_ARGS("t", id, "t", attr), SD_BUS_NO_ARGS, method_setattr, 0),
 	SD_BUS_METHOD_WITH_ARGS("Storm", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_storm, 0),
+	SD_BUS_METHOD_WITH_ARGS("SetReplyLimit", SD_BUS_ARGS("t", bytes), SD_BUS_NO_ARGS, method_set_reply_limit, 0),
 	SD_BUS_METHOD_WITH_ARGS("FailListings", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_fail_listings, 0),
 	SD_BUS_METHOD_WITH_ARGS("PendingWaits", SD_BUS_NO_ARGS, SD_BUS_RESULT("u", n), method_pending_waits, 0),
 	SD_BUS_VTABLE_END,
@@ -611,6 +625,30 @@ int main(int argc, char *argv[])
 	assert_se(sd_bus_error_has_name(&error, MW_ERROR_TIMEOUT));
 	sd_bus_error_free(&error);
 	printf("ok - WaitForMount answers at once, when the mount appears, and times out with Error.Timeout\n");
+
+	/*
+	 * A reply with the whole table that could pass the bus's message limit
+	 * is refused with LimitsExceeded (the bus would disconnect the daemon
+	 * for sending it); the connection stays.
+	 */
+	assert_se(call(&reply, &error, TEST_IFACE, "SetReplyLimit", "t", (uint64_t)1000) >= 0);
+	reply = sd_bus_message_unref(reply);
+	assert_se(call(&reply, &error, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", NULL) < 0);
+	assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_LIMITS_EXCEEDED));
+	assert_se(strstr(error.message, "GetManagedObjects") && strstr(error.message, "GetMount"));
+	sd_bus_error_free(&error);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0); /* smaller: still fits */
+	reply = sd_bus_message_unref(reply);
+	assert_se(call(&reply, &error, TEST_IFACE, "SetReplyLimit", "t", (uint64_t)100) >= 0);
+	reply = sd_bus_message_unref(reply);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) < 0);
+	assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_LIMITS_EXCEEDED));
+	sd_bus_error_free(&error);
+	assert_se(call(&reply, &error, TEST_IFACE, "SetReplyLimit", "t", (uint64_t)0) >= 0);
+	reply = sd_bus_message_unref(reply);
+	assert_se(call(&reply, &error, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", NULL) >= 0);
+	reply = sd_bus_message_unref(reply);
+	printf("ok - ListMounts and GetManagedObjects refuse a reply too large for the bus with LimitsExceeded\n");
 
 	/* Resync (the peer is root here: it runs the test). */
 	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Resync", NULL) >= 0 || geteuid() != 0);
