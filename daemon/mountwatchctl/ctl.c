@@ -311,19 +311,120 @@ static CtlMount *append(CtlMount **l, size_t *n, size_t *allocated, const char *
 	return &(*l)[(*n)++];
 }
 
-/* Every mount with every property, from one GetManagedObjects call. */
-static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
+/* One mount of the one-by-one listing: its GetAll in flight, then its answer. */
+typedef struct PagedMount {
+	CtlMount *mount;
+	unsigned *in_flight;
+	int error; /* 0, 1: gone meanwhile (skipped), or a negative errno */
+} PagedMount;
+
+static int on_get_all(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+	PagedMount *p = userdata;
+	const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+	(*p->in_flight)--;
+	if (e)
+		p->error = sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_OBJECT, SD_BUS_ERROR_UNKNOWN_INTERFACE,
+						  SD_BUS_ERROR_UNKNOWN_METHOD) ? 1 : -sd_bus_error_get_errno(e) ?: -EIO;
+	else {
+		int r = read_mount_props(reply, p->mount, NULL);
+
+		p->error = r < 0 ? r : 0;
+	}
+	return 0;
+}
+
+/* The most GetAll calls in flight at once: fewer round trips, far below the bus's limits. */
+#define PAGED_IN_FLIGHT 64
+
+/*
+ * Every mount with every property when GetManagedObjects is refused as too
+ * large: the object paths from ListMounts, then each mount's properties,
+ * many calls in flight at a time. A mount gone meanwhile is left out.
+ */
+static int get_all_mounts_paged(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_free_ PagedMount *pages = NULL;
+	unsigned in_flight = 0;
+	const char *path;
+	CtlMount *l = NULL;
+	size_t n = 0, allocated = 0, k = 0;
+	int r;
+
+	r = call(bus, "list mounts", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "ListMounts", NULL);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_skip(reply, "t");
+	if (r >= 0)
+		r = sd_bus_message_enter_container(reply, 'a', "(totsss)");
+	while (r >= 0 && (r = sd_bus_message_read(reply, "(totsss)", NULL, &path, NULL, NULL, NULL, NULL)) > 0)
+		if (!append(&l, &n, &allocated, path))
+			r = -ENOMEM;
+	if (r >= 0) {
+		pages = calloc(n + 1, sizeof(*pages));
+		if (!pages)
+			r = -ENOMEM;
+	}
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		pages[i] = (PagedMount){ .mount = &l[i], .in_flight = &in_flight };
+		r = sd_bus_call_method_async(bus, NULL, MW_BUS_NAME, l[i].object_path, "org.freedesktop.DBus.Properties",
+					     "GetAll", on_get_all, &pages[i], "s", MW_MOUNT_IFACE);
+		if (r >= 0)
+			in_flight++;
+		while (r >= 0 && (in_flight >= PAGED_IN_FLIGHT || (i + 1 == n && in_flight > 0))) {
+			r = sd_bus_process(bus, NULL);
+			if (r == 0)
+				r = sd_bus_wait(bus, UINT64_MAX);
+		}
+	}
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		if (pages[i].error < 0)
+			r = pages[i].error;
+		else if (pages[i].error > 0)
+			ctl_mount_done(&l[i]); /* gone since ListMounts */
+		else
+			l[k++] = l[i];
+	}
+	if (r < 0) {
+		ctl_mounts_free(l, n);
+		fprintf(stderr, "Failed to read the mounts one by one: %s\n", strerror(-r));
+		return -EXIT_FAIL;
+	}
+	*ret = l;
+	*ret_n = k;
+	return 0;
+}
+
+/*
+ * Every mount with every property, from one GetManagedObjects call; one by
+ * one when the daemon refuses that reply as too large for the bus.
+ */
+static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *call_m = NULL, *reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
 	const char *path, *iface;
 	CtlMount *l = NULL;
 	size_t n = 0, allocated = 0;
 	int r;
 
-	r = call(bus, "list mounts", &reply, 0, MW_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
-		 "GetManagedObjects", NULL);
-	if (r < 0)
-		return r;
+	r = sd_bus_message_new_method_call(bus, &call_m, MW_BUS_NAME, MW_MANAGER_PATH,
+					   "org.freedesktop.DBus.ObjectManager", "GetManagedObjects");
+	if (r >= 0 && arg_no_start)
+		r = sd_bus_message_set_auto_start(call_m, 0);
+	if (r >= 0)
+		r = sd_bus_call(bus, call_m, 0, &error, &reply);
+	if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_LIMITS_EXCEEDED)) {
+		sd_bus_error_free(&error);
+		return get_all_mounts_paged(bus, ret, ret_n);
+	}
+	if (r < 0) {
+		r = bus_failure("list mounts", &error, r);
+		sd_bus_error_free(&error);
+		return -r;
+	}
 	r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
 	if (r < 0)
 		goto bad;
