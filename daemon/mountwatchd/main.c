@@ -13,6 +13,14 @@
 #include "manager.h"
 #include "util.h"
 
+/*
+ * Exit statuses beyond 0 and 1 (the LSB's, as systemd.exec(5) lists them),
+ * for what a restart cannot fix: the unit's RestartPreventExitStatus= names
+ * them, so that systemd does not restart into its start limit.
+ */
+#define EXIT_NOT_INSTALLED 5  /* no backend works on this kernel */
+#define EXIT_NOT_CONFIGURED 6 /* a bad option or configuration file */
+
 static void help(void)
 {
 	printf("Usage: mountwatchd [OPTIONS]\n"
@@ -113,7 +121,8 @@ bad:
 	return -EINVAL;
 }
 
-static int run(int argc, char *argv[])
+/* Returns 0, or a negative errno with the exit status in *status (EXIT_FAILURE unless more is known). */
+static int run(int argc, char *argv[], int *status)
 {
 	_cleanup_(manager_freep) Manager *m = NULL;
 	_cleanup_(sd_bus_unrefp) sd_bus *bus = NULL; /* the manager keeps its own reference */
@@ -132,6 +141,7 @@ static int run(int argc, char *argv[])
 	overrides.set = 0;
 	m->overrides = &overrides;
 
+	*status = EXIT_NOT_CONFIGURED;
 	r = parse_argv(argc, argv, &overrides, &m->config_path, &check_only);
 	if (r <= 0)
 		goto out;
@@ -156,7 +166,10 @@ static int run(int argc, char *argv[])
 	}
 
 	/* Queue, filter, watch: from here on nothing is missed, then the snapshot. */
+	*status = EXIT_FAILURE;
 	r = manager_open_watcher(m);
+	if (r == -EOPNOTSUPP)
+		*status = EXIT_NOT_INSTALLED;
 	if (r < 0)
 		goto out;
 	log_info("Watching %zu mounts below %s (%s backend, queue of %u).", mw_watcher_count(m->watcher),
@@ -190,5 +203,10 @@ out:
 
 int main(int argc, char *argv[])
 {
-	return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	int status = EXIT_FAILURE, r;
+
+	r = run(argc, argv, &status);
+	if (r == -ENOMEM)
+		return EXIT_FAILURE; /* whatever it was doing */
+	return r < 0 ? status : EXIT_SUCCESS;
 }
