@@ -244,6 +244,10 @@ static int method_wait_for_mount(sd_bus_message *message, void *userdata, sd_bus
 		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
 					 "%s has %u WaitForMount calls waiting already, the most one caller may have.",
 					 sd_bus_message_get_sender(message) ?: "This caller", WAIT_MAX_PER_CALLER);
+	if (r == -EMLINK)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+					 "The callers of this user have %u WaitForMount calls waiting already, the most "
+					 "one user may have.", WAIT_MAX_PER_USER);
 	if (r == -EUSERS)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
 					 "%u WaitForMount calls are waiting already, the most the daemon keeps.",

@@ -2,7 +2,8 @@
 /*
  * WaitForMount's waiting calls and their callers; see wait.h. A caller is
  * followed with an sd_bus_track on its unique name while it has calls
- * waiting: when the name goes away, its calls go too.
+ * waiting: when the name goes away, its calls go too. Its user is asked
+ * once, when it first waits.
  */
 #include <stdio.h>
 
@@ -15,6 +16,7 @@ struct WaitCaller {
 	WaitCaller *prev, *next;
 	WaitList *list;
 	char *name;          /* the sender's unique name; NULL on a direct connection */
+	uid_t uid;           /* its effective UID */
 	sd_bus_track *track; /* follows name; NULL on a direct connection */
 	unsigned n;          /* its calls waiting */
 };
@@ -93,7 +95,7 @@ static int on_caller_gone(sd_bus_track *track, void *userdata)
 static int caller_get(WaitList *l, sd_bus_message *message, WaitCaller **ret)
 {
 	const char *sender = sd_bus_message_get_sender(message);
-	WaitCaller *c;
+	WaitCaller *c = NULL;
 	int r;
 
 	for (c = l->callers; c; c = c->next)
@@ -105,6 +107,17 @@ static int caller_get(WaitList *l, sd_bus_message *message, WaitCaller **ret)
 	if (!c)
 		return -ENOMEM;
 	c->list = l;
+	{
+		_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+
+		r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds);
+		if (r >= 0)
+			r = sd_bus_creds_get_euid(creds, &c->uid);
+		if (r < 0) {
+			free(c);
+			return log_debug_errno(r, "Failed to learn the user of a WaitForMount caller: %m");
+		}
+	}
 	if (sender) {
 		c->name = strdup(sender);
 		if (!c->name) {
@@ -127,6 +140,16 @@ static int caller_get(WaitList *l, sd_bus_message *message, WaitCaller **ret)
 	l->callers = c;
 	*ret = c;
 	return 0;
+}
+
+static unsigned waits_of_user(const WaitList *l, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (const WaitCaller *c = l->callers; c; c = c->next)
+		if (c->uid == uid)
+			n += c->n;
+	return n;
 }
 
 static int reply_path(sd_bus_message *message, uint64_t unique_id, const char *what)
@@ -176,7 +199,7 @@ int wait_list_add(WaitList *l, const mw_watcher *w, sd_bus_message *message, cha
 {
 	_cleanup_free_ char *point = mount_point;
 	const struct mw_mount *e;
-	WaitCaller *c;
+	WaitCaller *c = NULL;
 	MountWait *x;
 	int r;
 
@@ -195,6 +218,11 @@ int wait_list_add(WaitList *l, const mw_watcher *w, sd_bus_message *message, cha
 		return r;
 	if (c->n >= WAIT_MAX_PER_CALLER)
 		return -EDQUOT;
+	if (waits_of_user(l, c->uid) >= WAIT_MAX_PER_USER) {
+		if (c->n == 0)
+			caller_free(c);
+		return -EMLINK;
+	}
 
 	x = calloc(1, sizeof(*x));
 	if (!x) {

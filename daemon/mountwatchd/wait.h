@@ -3,8 +3,9 @@
  * WaitForMount: calls that wait until a mount appears at a path, answered
  * when one does (or at once), or with Error.Timeout when their time is up.
  * Each caller (unique bus name) may have WAIT_MAX_PER_CALLER calls waiting,
- * all callers together WAIT_MAX; a caller's calls are dropped when it leaves
- * the bus, so an abandoned call holds nothing.
+ * the callers of one user (effective UID) WAIT_MAX_PER_USER, all callers
+ * together WAIT_MAX; a caller's calls are dropped when it leaves the bus, so
+ * an abandoned call holds nothing.
  */
 #ifndef MOUNTWATCH_WAIT_H
 #define MOUNTWATCH_WAIT_H
@@ -15,7 +16,8 @@
 
 #include "mountwatch/mountwatch.h"
 
-#define WAIT_MAX 1024
+#define WAIT_MAX 4096
+#define WAIT_MAX_PER_USER 128
 #define WAIT_MAX_PER_CALLER 32
 
 typedef struct MountWait MountWait;
@@ -33,7 +35,8 @@ typedef struct WaitList {
  * (0 or UINT64_MAX: no timeout) or its sender leaves the bus. Returns 1
  * (answered now or later); 0 if the call expects no reply (it is not kept:
  * nobody would read the answer); a negative errno: -EUSERS when WAIT_MAX
- * calls wait, -EDQUOT when this caller has WAIT_MAX_PER_CALLER waiting.
+ * calls wait, -EDQUOT when this caller has WAIT_MAX_PER_CALLER waiting,
+ * -EMLINK when this caller's user has WAIT_MAX_PER_USER waiting.
  */
 int wait_list_add(WaitList *l, const mw_watcher *w, sd_bus_message *message, char *mount_point,
 		  uint64_t timeout_usec);
