@@ -210,7 +210,13 @@ _public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *back
 	w->deadline = UINT64_MAX;
 	w->waited = false;
 	counter_mirror_done(&w->mirror);
-	return watcher_resync(w, NULL, true);
+	/*
+	 * The new watch is in place: a failed resync is no failure to reopen
+	 * (the caller would think the old watch still runs). It is retried,
+	 * and mw_watcher_get_resync_error() says so meanwhile.
+	 */
+	(void)watcher_resync(w, NULL, true);
+	return 0;
 }
 
 _public_ const char *mw_watcher_get_backend(const mw_watcher *w)

@@ -155,7 +155,9 @@ int mw_watcher_probe(const char *backend, char **ret);
 /*
  * Watches another path or with another backend: opens the new watch first
  * (on failure w is unchanged), then resynchronises, announcing the
- * differences. Returns 0 or a negative errno as mw_watcher_new().
+ * differences (if that fails, it is retried as after a loss: see
+ * mw_watcher_get_resync_error()). Returns 0 or a negative errno as
+ * mw_watcher_new().
  */
 int mw_watcher_reopen(mw_watcher *w, const char *path, const char *backend, unsigned queue_size);
 
