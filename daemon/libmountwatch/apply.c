@@ -570,7 +570,8 @@ int watcher_finish_batch(mw_watcher *w)
 	w->n_detached = 0;
 	counter_mirror_end_batch(&w->mirror);
 
-	if (w->resync_pending)
+	/* After a failure, not before the retry is due. */
+	if (w->resync_pending && (w->resync_error == 0 || now_usec() >= w->resync_due))
 		return watcher_resync(w, NULL, true);
 	return 0;
 }
@@ -645,7 +646,9 @@ static int resync_apply(mw_watcher *w, const Listing *l, struct mw_resync_stats 
 		s->requeried++;
 		r = query(w, ls->unique_id, &info);
 		if (r < 0 && r != -ENOENT) {
+			/* The rest goes on; the resync counts as failed and is retried. */
 			w->resync_pending = true;
+			w->resync_error = r;
 			continue;
 		}
 		if (r == -ENOENT || !in_scope(w, &info)) {
@@ -717,6 +720,23 @@ static int resync_drop(mw_watcher *w, const Listing *l, struct mw_resync_stats *
 	return 0;
 }
 
+/* The first retry of a failed resync comes after this long, each next one after twice as long, up to the most. */
+#define RESYNC_RETRY_FIRST_USEC 100000ULL
+#define RESYNC_RETRY_MAX_USEC 10000000ULL
+
+/* Keeps the resync pending and schedules its retry. Returns error. */
+static int resync_failed(mw_watcher *w, int error)
+{
+	w->resync_pending = true;
+	w->resync_error = error;
+	w->resync_backoff = w->resync_backoff ? w->resync_backoff * 2 : RESYNC_RETRY_FIRST_USEC;
+	if (w->resync_backoff > RESYNC_RETRY_MAX_USEC)
+		w->resync_backoff = RESYNC_RETRY_MAX_USEC;
+	w->resync_due = now_usec() + w->resync_backoff;
+	return log_debug_errno(error, "Failed to resynchronise, retrying in %" PRIu64 " ms: %m",
+			       w->resync_backoff / 1000);
+}
+
 int watcher_resync(mw_watcher *w, struct mw_resync_stats *ret, bool announce)
 {
 	_cleanup_(listing_done) Listing l = {};
@@ -725,13 +745,14 @@ int watcher_resync(mw_watcher *w, struct mw_resync_stats *ret, bool announce)
 
 	r = resync_list(w, &l);
 	if (r < 0)
-		return r;
+		return resync_failed(w, r);
 	w->resync_pending = false;
+	w->resync_error = 0;
 	r = resync_apply(w, &l, &s);
 	if (r >= 0)
 		r = resync_drop(w, &l, &s);
 	if (r < 0)
-		return r;
+		return resync_failed(w, r);
 	if (announce) {
 		w->resyncs++;
 		watcher_announce(w, MW_CHANGE_RESYNCED, NULL, 0, NULL, 0, &s);
@@ -739,5 +760,10 @@ int watcher_resync(mw_watcher *w, struct mw_resync_stats *ret, bool announce)
 	w->last_resync = s;
 	if (ret)
 		*ret = s;
+	if (w->resync_pending)
+		/* Some mount could not be queried: what was repaired is announced, the rest is retried. */
+		(void)resync_failed(w, w->resync_error);
+	else
+		w->resync_backoff = 0;
 	return 0;
 }

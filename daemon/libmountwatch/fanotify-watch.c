@@ -45,14 +45,6 @@ struct FanotifyWatch {
 	} buf;
 };
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 FanotifyWatch *fanotify_watch_free(FanotifyWatch *w)
 {
 	if (!w)

@@ -4,9 +4,9 @@
  * application with counter mirroring (exact also when a batch holds many
  * operations: rbinds, lazy unmounts of trees, moves), moves with
  * descendants, overruns and resync (re-querying only what lost records
- * touched), signal order and generations.
+ * touched), signal order and generations; bounded processing under a storm,
+ * records behind a loss dropped, a failed resync retried.
  */
-#include <assert.h>
 #include <stdio.h>
 
 #include "check.h"
@@ -689,6 +689,111 @@ static void test_sb_changed_record(FakeKernel *k, mw_watcher *m, Recorder *rec)
 }
 
 /* Records about mounts already gone, twice-seen mounts, unknown IDs: no harm. */
+/* A storm: one mw_watcher_process() reads a bounded number of records and asks to be called again at once. */
+static void test_bounded_process(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t events_before;
+	char name[32];
+	unsigned calls = 0;
+
+	snapshot(m, rec);
+	events_before = m->events;
+	for (unsigned i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		fake_mount(k, fake_root(k), name, "tmpfs");
+	}
+	assert_se(mw_watcher_process(m) >= 0);
+	assert_se(m->events - events_before <= 320); /* a few hundred, not the 1000 queued */
+	assert_se(table_size(m->table) < fake_count(k));
+	assert_se(mw_watcher_get_timeout(m) <= now_usec()); /* call again: due now */
+	while (mw_watcher_get_timeout(m) != UINT64_MAX) {
+		assert_se(mw_watcher_process(m) >= 0);
+		calls++;
+	}
+	assert_se(calls >= 3);
+	assert_se(m->events - events_before == 1000 && rec->added == 1000 && m->overruns == 0);
+	check_exact(m, k, "a storm in bounded steps");
+	printf("ok - a storm of 1000 records is read a few hundred per call, due again at once (%u calls more)\n",
+	       calls);
+}
+
+/*
+ * Records queued behind a loss are not applied: the resync that follows
+ * reads their mounts anyway. The kernel reports the loss after the records
+ * queued before it, and here 3 more come behind it.
+ */
+static void test_loss_drops_queue(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	char name[32];
+
+	snapshot(m, rec);
+	fake_split_next_read(k, 4);
+	for (unsigned i = 0; i < 10; i++) { /* a queue of 8: 2 lost */
+		snprintf(name, sizeof(name), "a%u", i);
+		fake_mount(k, fake_root(k), name, "tmpfs");
+	}
+	assert_se(mw_watcher_process(m) == 4); /* the reader caught up half way */
+	assert_se(m->overruns == 0 && rec->resynced == 0);
+	for (unsigned i = 0; i < 3; i++) { /* queued behind the loss */
+		snprintf(name, sizeof(name), "b%u", i);
+		fake_mount(k, fake_root(k), name, "tmpfs");
+	}
+	assert_se(mw_watcher_process(m) >= 0);
+	assert_se(m->overruns == 1 && rec->resynced == 1);
+	/* The 4 before the loss were applied as records; the 2 lost and the 3 behind came from the resync. */
+	assert_se(m->last_resync.added == 5);
+	assert_se(rec->added == 13);
+	assert_se(mw_watcher_get_timeout(m) == UINT64_MAX);
+	check_exact(m, k, "a loss with records behind it");
+	printf("ok - after a loss the queued records are dropped and the resync reads their mounts\n");
+}
+
+/* Waits until the watcher's timeout has passed, as an event loop's timer would. */
+static void wait_for_timeout(mw_watcher *m)
+{
+	while (now_usec() < mw_watcher_get_timeout(m))
+		usleep(10000);
+}
+
+/* A resync that fails is retried from the watcher's timeout, without new records, with a growing delay. */
+static void test_resync_retry(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t leaves[10], t1, backoff;
+	char name[32];
+
+	for (unsigned i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "r%u", i);
+		leaves[i] = fake_mount(k, fake_root(k), name, "tmpfs");
+	}
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	assert_se(mw_watcher_get_resync_error(m) == 0);
+
+	fake_fail_listings(k, 2);
+	for (unsigned i = 0; i < 10; i++) /* a queue of 4: an overrun */
+		fake_setattr(k, leaves[i], 1);
+	t1 = now_usec();
+	assert_se(mw_watcher_process(m) == -EIO);
+	assert_se(m->overruns == 1 && m->resyncs == 0);
+	assert_se(mw_watcher_get_resync_error(m) == -EIO);
+	assert_se(mw_watcher_get_timeout(m) != UINT64_MAX && mw_watcher_get_timeout(m) > t1);
+	/* Called early (another fd woke the loop): no retry before it is due. */
+	assert_se(mw_watcher_process(m) >= 0);
+	assert_se(mw_watcher_get_resync_error(m) == -EIO);
+	backoff = m->resync_backoff;
+
+	wait_for_timeout(m);
+	assert_se(mw_watcher_process(m) == -EIO); /* the second failure */
+	assert_se(mw_watcher_get_timeout(m) != UINT64_MAX);
+	assert_se(m->resync_backoff > backoff); /* waits longer this time */
+	wait_for_timeout(m);
+	assert_se(mw_watcher_process(m) >= 0);
+	assert_se(mw_watcher_get_resync_error(m) == 0 && mw_watcher_get_timeout(m) == UINT64_MAX);
+	assert_se(m->resyncs == 1 && rec->resynced == 1);
+	check_exact(m, k, "a resync that failed twice");
+	printf("ok - a failed resync is retried from the timeout with a growing delay, and reported until it succeeds\n");
+}
+
 static void test_robustness(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	MountEvent ev;
@@ -736,6 +841,9 @@ int main(void)
 	run(test_sb_changed_record, 64);
 	run(test_watched_subtree, 64);
 	run(test_robustness, 64);
+	run(test_bounded_process, 4096);
+	run(test_loss_drops_queue, 8);
+	run(test_resync_retry, 4);
 	printf("%u checks passed\n", check_count);
 	return 0;
 }

@@ -19,13 +19,12 @@
  */
 #define MOVE_TO_WAIT_USEC 20000
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
+/*
+ * The most records one mw_watcher_process() call reads, so that under a
+ * storm the caller's event loop still serves its other work (bus calls,
+ * timers, the watchdog) between calls; the timeout then says "at once".
+ */
+#define PROCESS_MAX_EVENTS 256
 
 int watcher_new_with_backend(mw_watcher **ret, Backend *b, const char *path)
 {
@@ -211,7 +210,13 @@ _public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *back
 	w->deadline = UINT64_MAX;
 	w->waited = false;
 	counter_mirror_done(&w->mirror);
-	return watcher_resync(w, NULL, true);
+	/*
+	 * The new watch is in place: a failed resync is no failure to reopen
+	 * (the caller would think the old watch still runs). It is retried,
+	 * and mw_watcher_get_resync_error() says so meanwhile.
+	 */
+	(void)watcher_resync(w, NULL, true);
+	return 0;
 }
 
 _public_ const char *mw_watcher_get_backend(const mw_watcher *w)
@@ -242,7 +247,14 @@ _public_ int mw_watcher_get_fd(const mw_watcher *w)
 
 _public_ uint64_t mw_watcher_get_timeout(const mw_watcher *w)
 {
+	if (w->resync_pending && w->resync_error < 0 && w->resync_due < w->deadline)
+		return w->resync_due;
 	return w->deadline;
+}
+
+_public_ int mw_watcher_get_resync_error(const mw_watcher *w)
+{
+	return w->resync_pending ? w->resync_error : 0;
 }
 
 static bool waits_for_move_to(const mw_watcher *w)
@@ -250,28 +262,79 @@ static bool waits_for_move_to(const mw_watcher *w)
 	return w->last == MOUNT_EVENT_MOVE_FROM && w->n_detached > 0;
 }
 
+/*
+ * After a loss the resync lists every mount anyway: the records queued
+ * behind the loss are read and dropped unapplied (up to n_max of them),
+ * except those that must not be missed.
+ */
+static int drop_after_loss(mw_watcher *w, const MountEvent *events, int n, size_t n_max)
+{
+	MountEvent more[64];
+	size_t dropped = 0;
+	int r;
+
+	for (;;) {
+		for (int i = 0; i < n; i++) {
+			if (events[i].type != MOUNT_EVENT_LOSS && events[i].type != MOUNT_EVENT_WATCH_REMOVED) {
+				w->events++;
+				continue;
+			}
+			r = watcher_apply_event(w, &events[i]); /* counts the loss; -ENOLINK */
+			if (r < 0)
+				return r;
+		}
+		dropped += (size_t)n;
+		if (dropped >= n_max)
+			return 0;
+		n = w->backend->ops->read_events(w->backend, more, ELEMENTSOF(more));
+		if (n < 0)
+			return log_debug_errno(n, "Failed to read mount notifications: %m");
+		if (n == 0)
+			return 0;
+		events = more;
+	}
+}
+
 _public_ int mw_watcher_process(mw_watcher *w)
 {
 	MountEvent events[64];
-	bool got = false;
+	bool got = false, lost = false, more = false;
+	size_t total = 0;
 	int n, r;
 
 	w->announced = 0;
-	for (;;) {
+	while (!lost) {
+		if (total >= PROCESS_MAX_EVENTS) {
+			more = true; /* maybe: the next call finds out */
+			break;
+		}
 		n = w->backend->ops->read_events(w->backend, events, ELEMENTSOF(events));
 		if (n < 0)
 			return log_debug_errno(n, "Failed to read mount notifications: %m");
 		if (n == 0)
 			break;
 		got = true;
+		total += (size_t)n;
 		for (int i = 0; i < n; i++) {
 			r = watcher_apply_event(w, &events[i]);
 			if (r == -ENOLINK || r == -ENOMEM)
 				return r;
+			if (events[i].type == MOUNT_EVENT_LOSS) {
+				lost = true;
+				r = drop_after_loss(w, events + i + 1, n - i - 1, PROCESS_MAX_EVENTS);
+				if (r < 0)
+					return r;
+				break;
+			}
 		}
 		w->last = events[n - 1].type;
 	}
-	if (waits_for_move_to(w)) {
+	if (more && waits_for_move_to(w)) {
+		/* Its MOVE_TO is likely next in the queue: keep the batch open. */
+		w->deadline = now_usec();
+		return (int)w->announced;
+	}
+	if (!lost && waits_for_move_to(w)) {
 		if (!w->waited) {
 			/* The first time this batch: keep it open a little. */
 			w->waited = true;
@@ -281,7 +344,8 @@ _public_ int mw_watcher_process(mw_watcher *w)
 		if (!got && w->deadline != UINT64_MAX && now_usec() < w->deadline)
 			return (int)w->announced; /* woken early, nothing new */
 	}
-	w->deadline = UINT64_MAX;
+	/* More may be queued: call again at once, after the caller's other work. */
+	w->deadline = more ? now_usec() : UINT64_MAX;
 	w->waited = false;
 	w->last = MOUNT_EVENT_NEW_MOUNT;
 	r = watcher_finish_batch(w);

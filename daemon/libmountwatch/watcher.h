@@ -32,6 +32,12 @@ struct mw_watcher {
 
 	/* The batch: events read since the last end of a batch. */
 	bool resync_pending;
+	/*
+	 * A failed resync: its negative errno (0: none failed since the last
+	 * that succeeded), when it is retried and the delay before the next.
+	 */
+	int resync_error;
+	uint64_t resync_due, resync_backoff;
 	uint64_t *detached; /* unique IDs moved away during this batch */
 	size_t n_detached, n_detached_alloc;
 	MountEventType last;
@@ -55,7 +61,10 @@ void watcher_announce(mw_watcher *w, enum mw_change_type type, const Mount *e, u
 int watcher_apply_event(mw_watcher *w, const MountEvent *ev);
 /* Ends a batch of events: drops what moved away and did not come back, resyncs if needed. */
 int watcher_finish_batch(mw_watcher *w);
-/* announce: false for the first snapshot. */
+/*
+ * announce: false for the first snapshot. A resync that fails (or could not
+ * query every mount) stays pending, to be retried with a growing delay.
+ */
 int watcher_resync(mw_watcher *w, struct mw_resync_stats *ret, bool announce);
 
 #endif

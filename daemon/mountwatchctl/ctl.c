@@ -62,6 +62,7 @@ static void help(void)
 	       "  wait PATH           Wait until something is mounted at PATH, then show it\n"
 	       "  status              The daemon's backend and counters\n"
 	       "  resync              Make the daemon resynchronise with the kernel (root)\n"
+	       "  reload              Make the daemon re-read its configuration, wait until done (root)\n"
 	       "\n"
 	       "Options:\n"
 	       "  -o --output=LIST    Columns (Mount properties, any case; +LIST adds to the default)\n"
@@ -107,7 +108,9 @@ static int bus_failure(const char *what, const sd_bus_error *error, int r)
 			error->message ?: "");
 		return EXIT_TIMEOUT;
 	}
-	if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES || r == -EPERM) {
+	/* Not by errno alone when the error has a name: sd-bus maps Error.Failed to EACCES too. */
+	if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED) ||
+	    (!sd_bus_error_is_set(error) && (r == -EACCES || r == -EPERM))) {
 		fprintf(stderr, "%s: permission denied%s%s\n", what, error->message ? ": " : "",
 			error->message ?: "");
 		return EXIT_DENIED;
@@ -308,19 +311,120 @@ static CtlMount *append(CtlMount **l, size_t *n, size_t *allocated, const char *
 	return &(*l)[(*n)++];
 }
 
-/* Every mount with every property, from one GetManagedObjects call. */
-static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
+/* One mount of the one-by-one listing: its GetAll in flight, then its answer. */
+typedef struct PagedMount {
+	CtlMount *mount;
+	unsigned *in_flight;
+	int error; /* 0, 1: gone meanwhile (skipped), or a negative errno */
+} PagedMount;
+
+static int on_get_all(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+	PagedMount *p = userdata;
+	const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+	(*p->in_flight)--;
+	if (e)
+		p->error = sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_OBJECT, SD_BUS_ERROR_UNKNOWN_INTERFACE,
+						  SD_BUS_ERROR_UNKNOWN_METHOD) ? 1 : -sd_bus_error_get_errno(e) ?: -EIO;
+	else {
+		int r = read_mount_props(reply, p->mount, NULL);
+
+		p->error = r < 0 ? r : 0;
+	}
+	return 0;
+}
+
+/* The most GetAll calls in flight at once: fewer round trips, far below the bus's limits. */
+#define PAGED_IN_FLIGHT 64
+
+/*
+ * Every mount with every property when GetManagedObjects is refused as too
+ * large: the object paths from ListMounts, then each mount's properties,
+ * many calls in flight at a time. A mount gone meanwhile is left out.
+ */
+static int get_all_mounts_paged(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_free_ PagedMount *pages = NULL;
+	unsigned in_flight = 0;
+	const char *path;
+	CtlMount *l = NULL;
+	size_t n = 0, allocated = 0, k = 0;
+	int r;
+
+	r = call(bus, "list mounts", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "ListMounts", NULL);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_skip(reply, "t");
+	if (r >= 0)
+		r = sd_bus_message_enter_container(reply, 'a', "(totsss)");
+	while (r >= 0 && (r = sd_bus_message_read(reply, "(totsss)", NULL, &path, NULL, NULL, NULL, NULL)) > 0)
+		if (!append(&l, &n, &allocated, path))
+			r = -ENOMEM;
+	if (r >= 0) {
+		pages = calloc(n + 1, sizeof(*pages));
+		if (!pages)
+			r = -ENOMEM;
+	}
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		pages[i] = (PagedMount){ .mount = &l[i], .in_flight = &in_flight };
+		r = sd_bus_call_method_async(bus, NULL, MW_BUS_NAME, l[i].object_path, "org.freedesktop.DBus.Properties",
+					     "GetAll", on_get_all, &pages[i], "s", MW_MOUNT_IFACE);
+		if (r >= 0)
+			in_flight++;
+		while (r >= 0 && (in_flight >= PAGED_IN_FLIGHT || (i + 1 == n && in_flight > 0))) {
+			r = sd_bus_process(bus, NULL);
+			if (r == 0)
+				r = sd_bus_wait(bus, UINT64_MAX);
+		}
+	}
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		if (pages[i].error < 0)
+			r = pages[i].error;
+		else if (pages[i].error > 0)
+			ctl_mount_done(&l[i]); /* gone since ListMounts */
+		else
+			l[k++] = l[i];
+	}
+	if (r < 0) {
+		ctl_mounts_free(l, n);
+		fprintf(stderr, "Failed to read the mounts one by one: %s\n", strerror(-r));
+		return -EXIT_FAIL;
+	}
+	*ret = l;
+	*ret_n = k;
+	return 0;
+}
+
+/*
+ * Every mount with every property, from one GetManagedObjects call; one by
+ * one when the daemon refuses that reply as too large for the bus.
+ */
+static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *call_m = NULL, *reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
 	const char *path, *iface;
 	CtlMount *l = NULL;
 	size_t n = 0, allocated = 0;
 	int r;
 
-	r = call(bus, "list mounts", &reply, 0, MW_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
-		 "GetManagedObjects", NULL);
-	if (r < 0)
-		return r;
+	r = sd_bus_message_new_method_call(bus, &call_m, MW_BUS_NAME, MW_MANAGER_PATH,
+					   "org.freedesktop.DBus.ObjectManager", "GetManagedObjects");
+	if (r >= 0 && arg_no_start)
+		r = sd_bus_message_set_auto_start(call_m, 0);
+	if (r >= 0)
+		r = sd_bus_call(bus, call_m, 0, &error, &reply);
+	if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_LIMITS_EXCEEDED)) {
+		sd_bus_error_free(&error);
+		return get_all_mounts_paged(bus, ret, ret_n);
+	}
+	if (r < 0) {
+		r = bus_failure("list mounts", &error, r);
+		sd_bus_error_free(&error);
+		return -r;
+	}
 	r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
 	if (r < 0)
 		goto bad;
@@ -583,6 +687,16 @@ static int cmd_resync(sd_bus *bus, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* What ExecReload= runs: returns once the daemon re-read its configuration, fails if it could not. */
+static int cmd_reload(sd_bus *bus, int argc, char **argv)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	int r;
+
+	r = call(bus, "reload", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Reload", NULL);
+	return r < 0 ? -r : EXIT_OK;
+}
+
 /* ---- monitor ---- */
 
 /*
@@ -758,6 +872,15 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *err
 	return 0;
 }
 
+/* Our own bus connection dropped: nothing more can arrive, so stop (not hang). */
+static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	sd_event *event = userdata;
+
+	fprintf(stderr, "Lost the connection to the system bus.\n");
+	return sd_event_exit(event, EXIT_NOT_RUNNING);
+}
+
 static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 {
 	_cleanup_(sd_event_unrefp) sd_event *event = NULL;
@@ -793,6 +916,9 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 	r = sd_event_default(&event);
 	if (r >= 0)
 		r = sd_bus_attach_event(bus, event, 0);
+	if (r >= 0)
+		r = sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local", NULL, "org.freedesktop.DBus.Local",
+					"Disconnected", on_disconnected, event);
 	if (r >= 0) {
 		sigset_t mask;
 
@@ -813,7 +939,7 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 		fprintf(stderr, "Failed to run the monitor: %s\n", strerror(-r));
 		return EXIT_FAIL;
 	}
-	return EXIT_OK;
+	return r; /* EXIT_OK when interrupted, EXIT_NOT_RUNNING when the bus went away */
 }
 
 /* -o, -p: a column list, or a usage error naming the bad column. */
@@ -842,7 +968,7 @@ int main(int argc, char *argv[])
 	} commands[] = {
 		{ "list", cmd_list, 0 },       { "tree", cmd_tree, 1 },     { "show", cmd_show, 1 },
 		{ "monitor", cmd_monitor, 0 }, { "wait", cmd_wait, 1 },     { "status", cmd_status, 0 },
-		{ "resync", cmd_resync, 0 },
+		{ "resync", cmd_resync, 0 },     { "reload", cmd_reload, 0 },
 	};
 	enum { ARG_VERSION = 0x100, ARG_NO_START, ARG_OUTPUT_ALL, ARG_VALUE };
 	static const struct option options[] = {

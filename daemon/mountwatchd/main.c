@@ -13,6 +13,14 @@
 #include "manager.h"
 #include "util.h"
 
+/*
+ * Exit statuses beyond 0 and 1 (the LSB's, as systemd.exec(5) lists them),
+ * for what a restart cannot fix: the unit's RestartPreventExitStatus= names
+ * them, so that systemd does not restart into its start limit.
+ */
+#define EXIT_NOT_INSTALLED 5  /* no backend works on this kernel */
+#define EXIT_NOT_CONFIGURED 6 /* a bad option or configuration file */
+
 static void help(void)
 {
 	printf("Usage: mountwatchd [OPTIONS]\n"
@@ -29,6 +37,8 @@ static void help(void)
 	       "                         fanotify or mountinfo\n"
 	       "     --log-level=LEVEL   emerg ... debug ([Log] Level=)\n"
 	       "     --check-config      Parse the configuration, report errors and exit\n"
+	       "     --check-kernel      Exit 0 if the configured backend works on this kernel,\n"
+	       "                         1 (and why) if not: the unit's ExecCondition=\n"
 	       "\n"
 	       "Command-line values override the file, also across reloads (SIGHUP).\n");
 }
@@ -40,11 +50,15 @@ enum {
 	ARG_BACKEND,
 	ARG_LOG_LEVEL,
 	ARG_CHECK_CONFIG,
+	ARG_CHECK_KERNEL,
 };
+
+/* --check-kernel: EXIT_FAILURE when no backend works (the unit is skipped), this for a bad configuration. */
+#define EXIT_CONDITION_ERROR 255
 
 /* Returns 1 to go on, 0 to exit successfully (--help), negative on error. */
 static int parse_argv(int argc, char *argv[], Config *overrides, char **config_path,
-		      bool *check_only)
+		      bool *check_only, bool *check_kernel)
 {
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -55,6 +69,7 @@ static int parse_argv(int argc, char *argv[], Config *overrides, char **config_p
 		{ "backend", required_argument, NULL, ARG_BACKEND },
 		{ "log-level", required_argument, NULL, ARG_LOG_LEVEL },
 		{ "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+		{ "check-kernel", no_argument, NULL, ARG_CHECK_KERNEL },
 		{}
 	};
 	const char *why = NULL, *option = NULL;
@@ -95,6 +110,9 @@ static int parse_argv(int argc, char *argv[], Config *overrides, char **config_p
 		case ARG_CHECK_CONFIG:
 			*check_only = true;
 			break;
+		case ARG_CHECK_KERNEL:
+			*check_kernel = true;
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -113,12 +131,40 @@ bad:
 	return -EINVAL;
 }
 
-static int run(int argc, char *argv[])
+/*
+ * --check-kernel: whether backend ("auto": any) works here, as
+ * mw_watcher_probe() finds by opening it. Returns 0, or -EOPNOTSUPP after
+ * logging why not.
+ */
+static int check_backend(const char *backend)
+{
+	_cleanup_free_ char *why = NULL;
+	char *line, *save = NULL;
+	int r;
+
+	r = mw_watcher_probe(backend, &why);
+	if (r < 0)
+		return log_error_errno(r, "Failed to probe the backends: %m");
+	for (line = strtok_r(why, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t n = strlen(line);
+
+		if (n > 4 && streq_ptr(line + n - 4, ": ok")) {
+			log_info("Backend=%s works on this kernel (%.*s).", backend, (int)(n - 4), line);
+			return 0;
+		}
+		log_notice("%s", line);
+	}
+	log_notice("No backend for Backend=%s works on this kernel: not starting.", backend);
+	return -EOPNOTSUPP;
+}
+
+/* Returns 0, or a negative errno with the exit status in *status (EXIT_FAILURE unless more is known). */
+static int run(int argc, char *argv[], int *status)
 {
 	_cleanup_(manager_freep) Manager *m = NULL;
 	_cleanup_(sd_bus_unrefp) sd_bus *bus = NULL; /* the manager keeps its own reference */
 	_cleanup_free_ char *error = NULL;
-	bool check_only = false;
+	bool check_only = false, check_kernel = false;
 	Config overrides;
 	int r;
 
@@ -132,7 +178,12 @@ static int run(int argc, char *argv[])
 	overrides.set = 0;
 	m->overrides = &overrides;
 
-	r = parse_argv(argc, argv, &overrides, &m->config_path, &check_only);
+	/* ExecCondition= skips the unit for 1-254: a bad option or configuration must fail it instead. */
+	*status = EXIT_NOT_CONFIGURED;
+	for (int i = 1; i < argc; i++)
+		if (streq_ptr(argv[i], "--check-kernel"))
+			*status = EXIT_CONDITION_ERROR;
+	r = parse_argv(argc, argv, &overrides, &m->config_path, &check_only, &check_kernel);
 	if (r <= 0)
 		goto out;
 
@@ -155,8 +206,17 @@ static int run(int argc, char *argv[])
 		goto out;
 	}
 
+	if (check_kernel) {
+		r = check_backend(m->config.backend);
+		*status = EXIT_FAILURE;
+		goto out;
+	}
+
 	/* Queue, filter, watch: from here on nothing is missed, then the snapshot. */
+	*status = EXIT_FAILURE;
 	r = manager_open_watcher(m);
+	if (r == -EOPNOTSUPP)
+		*status = EXIT_NOT_INSTALLED;
 	if (r < 0)
 		goto out;
 	log_info("Watching %zu mounts below %s (%s backend, queue of %u).", mw_watcher_count(m->watcher),
@@ -174,8 +234,7 @@ static int run(int argc, char *argv[])
 	if (r < 0)
 		goto out;
 
-	(void)sd_notifyf(false, "READY=1\nSTATUS=Watching %zu mounts below %s (%s backend).",
-			 mw_watcher_count(m->watcher), m->config.watch_path, mw_watcher_get_backend(m->watcher));
+	manager_notify_status(m, "READY=1\n");
 	r = sd_event_loop(m->event);
 	(void)sd_notify(false, "STOPPING=1");
 	if (r < 0) {
@@ -191,5 +250,10 @@ out:
 
 int main(int argc, char *argv[])
 {
-	return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	int status = EXIT_FAILURE, r;
+
+	r = run(argc, argv, &status);
+	if (r == -ENOMEM)
+		return EXIT_FAILURE; /* whatever it was doing */
+	return r < 0 ? status : EXIT_SUCCESS;
 }

@@ -78,6 +78,66 @@ static int property_counter(sd_bus *bus, const char *path, const char *interface
 	return sd_bus_message_append(reply, "t", s.resyncs);
 }
 
+static int property_resync_pending(sd_bus *bus, const char *path, const char *interface,
+				   const char *property, sd_bus_message *reply, void *userdata,
+				   sd_bus_error *error)
+{
+	Manager *m = userdata;
+
+	return sd_bus_message_append(reply, "b", (int)m->resync_pending);
+}
+
+/*
+ * What one mount costs in a reply with every property (GetManagedObjects)
+ * or with ListMounts' six fields, over-estimated: the fixed part covers
+ * the object path, the interface and property names, signatures, padding,
+ * the numbers and Options; the other strings are added as they are.
+ * Measured on the fake kernel with short strings: 740 and 100 bytes.
+ */
+static size_t mount_reply_size(const MountInfo *e, bool all_properties)
+{
+	size_t n = (e->mount_point ? strlen(e->mount_point) : 0) + (e->fstype ? strlen(e->fstype) : 0) +
+		   (e->source ? strlen(e->source) : 0);
+
+	if (!all_properties)
+		return 128 + n;
+	return 1024 + n + (e->root ? strlen(e->root) : 0) + (e->super_options ? strlen(e->super_options) : 0);
+}
+
+/* Refuses a reply with the whole table that could pass the bus's message limit. Returns 0 or -errno. */
+static int check_reply_size(Manager *m, bool all_properties, const char *method, sd_bus_error *error)
+{
+	size_t size = 0, i = 0;
+	const MountInfo *e;
+
+	while (mw_watcher_iterate(m->watcher, &i, &e))
+		size += mount_reply_size(e, all_properties);
+	if (size <= m->reply_size_max)
+		return 0;
+	return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+				 "%s: the reply for %zu mounts would take about %zu MiB, more than the %zu MiB "
+				 "a reply may take; ask for single mounts (GetMount, GetMountByPath, the mount "
+				 "objects' properties) instead.",
+				 method, mw_watcher_count(m->watcher), (size + (1U << 20) - 1) >> 20,
+				 m->reply_size_max >> 20);
+}
+
+/*
+ * GetManagedObjects is sd-bus's: a filter sees the call first and refuses
+ * it when the reply would be too large, before sd-bus builds it.
+ */
+static int filter_get_managed_objects(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	Manager *m = userdata;
+	int r;
+
+	if (!sd_bus_message_is_method_call(message, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") ||
+	    !streq_ptr(sd_bus_message_get_path(message), MW_MANAGER_PATH))
+		return 0;
+	r = check_reply_size(m, true, "GetManagedObjects", error);
+	return r < 0 ? r : 0;
+}
+
 static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -86,6 +146,9 @@ static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_er
 	size_t i = 0;
 	int r;
 
+	r = check_reply_size(m, false, "ListMounts", error);
+	if (r < 0)
+		return r;
 	r = sd_bus_message_new_method_return(message, &reply);
 	if (r < 0)
 		return r;
@@ -177,28 +240,67 @@ static int method_wait_for_mount(sd_bus_message *message, void *userdata, sd_bus
 		return r;
 	}
 	r = wait_list_add(&m->waits, m->watcher, message, point, timeout);
+	if (r == -EDQUOT)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+					 "%s has %u WaitForMount calls waiting already, the most one caller may have.",
+					 sd_bus_message_get_sender(message) ?: "This caller", WAIT_MAX_PER_CALLER);
+	if (r == -EMLINK)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+					 "The callers of this user have %u WaitForMount calls waiting already, the most "
+					 "one user may have.", WAIT_MAX_PER_USER);
 	if (r == -EUSERS)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED, "Too many pending WaitForMount calls.");
+		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+					 "%u WaitForMount calls are waiting already, the most the daemon keeps.",
+					 WAIT_MAX);
 	return r;
 }
 
-static int method_resync(sd_bus_message *message, void *userdata, sd_bus_error *error)
+/* Not only the policy: methods that change things check their caller themselves. Returns 1 for root. */
+static int check_root(sd_bus_message *message, const char *what, sd_bus_error *error)
 {
 	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-	Manager *m = userdata;
-	struct mw_resync_stats s;
 	uid_t uid;
 	int r;
 
-	/* Not only the policy: check the caller ourselves. */
 	r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds);
 	if (r >= 0)
 		r = sd_bus_creds_get_euid(creds, &uid);
 	if (r < 0 || uid != 0)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "Resync is for root only.");
+		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "%s is for root only.", what);
+	return 1;
+}
+
+static int method_reload(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	_cleanup_free_ char *reason = NULL;
+	Manager *m = userdata;
+	int r;
+
+	r = check_root(message, "Reload", error);
+	if (r < 0)
+		return r;
+	log_info("Reload requested over the bus.");
+	/* Answered when the reload is done: ExecReload= waits for this answer. */
+	r = manager_reload(m, &reason);
+	if (r < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s; the running configuration stays.",
+					 reason ?: strerror(-r));
+	return sd_bus_reply_method_return(message, NULL);
+}
+
+static int method_resync(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	Manager *m = userdata;
+	struct mw_resync_stats s;
+	int r;
+
+	r = check_root(message, "Resync", error);
+	if (r < 0)
+		return r;
 
 	log_info("Resync requested over the bus.");
 	r = mw_watcher_resync(m->watcher, &s);
+	manager_check_sync(m);
 	if (r < 0)
 		return sd_bus_error_set_errnof(error, r, "Failed to resynchronise: %m");
 	return sd_bus_reply_method_return(message, "uuu", s.added, s.removed, s.changed);
@@ -208,7 +310,7 @@ static int method_resync(sd_bus_message *message, void *userdata, sd_bus_error *
  * Every method is SD_BUS_VTABLE_UNPRIVILEGED: without it sd-bus itself
  * refuses callers that lack CAP_SYS_ADMIN ("Access to ... not permitted"),
  * whatever the bus policy allows. The policy says who may call what;
- * Resync checks its caller itself.
+ * Resync and Reload check their caller themselves.
  */
 static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),
@@ -219,6 +321,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("Generation", "t", property_counter, 0, 0),
 	SD_BUS_PROPERTY("Overruns", "t", property_counter, 0, 0),
 	SD_BUS_PROPERTY("Resyncs", "t", property_counter, 0, 0),
+	SD_BUS_PROPERTY("ResyncPending", "b", property_resync_pending, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_METHOD_WITH_ARGS("ListMounts", SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("t", generation, "a(totsss)", mounts),
 				method_list_mounts, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -233,6 +336,8 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("Resync", SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("u", added, "u", removed, "u", changed),
 				method_resync, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload,
+				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_SIGNAL_WITH_ARGS("MountAdded",
 				SD_BUS_ARGS("t", unique_id, "o", mount, "s", mount_point, "t", generation), 0),
 	SD_BUS_SIGNAL_WITH_ARGS("MountRemoved",
@@ -376,6 +481,22 @@ static int enumerate_mounts(sd_bus *bus, const char *path, void *userdata, char 
 
 static void on_change(Manager *m, const struct mw_change *c, void *userdata);
 
+/*
+ * The bus connection dropped (dbus-daemon restarted or killed, or it
+ * disconnected us): without it the daemon serves nobody, so it exits with a
+ * failure and the service manager (Restart=on-failure) starts a fresh one,
+ * with a fresh table, on the new bus.
+ */
+static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	Manager *m = userdata;
+
+	log_error("Lost the connection to the bus, exiting.");
+	if (m->event)
+		return sd_event_exit(m->event, EXIT_FAILURE);
+	return 0;
+}
+
 int manager_bus_setup(Manager *m, sd_bus *bus)
 {
 	int r;
@@ -396,6 +517,13 @@ int manager_bus_setup(Manager *m, sd_bus *bus)
 	r = sd_bus_add_object_manager(bus, &m->object_manager_slot, MW_MANAGER_PATH);
 	if (r < 0)
 		return log_error_errno(r, "Failed to register the object manager: %m");
+	r = sd_bus_add_filter(bus, &m->filter_slot, filter_get_managed_objects, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to install the reply size check: %m");
+	r = sd_bus_match_signal(bus, &m->disconnected_slot, "org.freedesktop.DBus.Local", NULL,
+				"org.freedesktop.DBus.Local", "Disconnected", on_disconnected, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch for the loss of the bus connection: %m");
 	if (m->event) {
 		r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
 		if (r < 0)
@@ -430,11 +558,21 @@ static void emit_mount_added(Manager *m, const MountInfo *mount)
 	int r;
 
 	mount_object_path(mount->unique_id, path);
-	r = sd_bus_emit_interfaces_added(m->bus, path, MW_MOUNT_IFACE, NULL);
+	/* Every interface of the object, the standard ones too, as GetManagedObjects lists them. */
+	r = sd_bus_emit_object_added(m->bus, path);
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
 	emit_mount_signal(m, "MountAdded", mount->unique_id, mount->mount_point);
 }
+
+/* What sd-bus serves on every mount object: the standard interfaces and ours. */
+static const char *const mount_object_interfaces[] = {
+	"org.freedesktop.DBus.Peer",
+	"org.freedesktop.DBus.Introspectable",
+	"org.freedesktop.DBus.Properties",
+	MW_MOUNT_IFACE,
+	NULL,
+};
 
 static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount_point)
 {
@@ -442,7 +580,13 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 	int r;
 
 	mount_object_path(unique_id, path);
-	r = sd_bus_emit_interfaces_removed(m->bus, path, MW_MOUNT_IFACE, NULL);
+	/*
+	 * The same interfaces that InterfacesAdded and GetManagedObjects name,
+	 * or a client (GLib's GDBusObjectManagerClient) keeps the object with
+	 * the rest. Not sd_bus_emit_object_removed(): that asks the object,
+	 * which the table no longer has.
+	 */
+	r = sd_bus_emit_interfaces_removed_strv(m->bus, path, (char **)mount_object_interfaces);
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit InterfacesRemoved for %s: %m", path);
 	emit_mount_signal(m, "MountRemoved", unique_id, mount_point);
@@ -497,7 +641,7 @@ static void emit_manager_changed(Manager *m)
 	int r;
 
 	r = sd_bus_emit_properties_changed(m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Backend",
-					   "WatchedPath", NULL);
+					   "WatchedPath", "ResyncPending", NULL);
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit PropertiesChanged for the manager: %m");
 }

@@ -25,6 +25,7 @@ int manager_new(Manager **ret)
 		free(m);
 		return r;
 	}
+	m->reply_size_max = MANAGER_REPLY_SIZE_MAX;
 	*ret = m;
 	return 0;
 }
@@ -38,6 +39,8 @@ Manager *manager_free(Manager *m)
 	m->mount_slot = sd_bus_slot_unref(m->mount_slot);
 	m->enumerator_slot = sd_bus_slot_unref(m->enumerator_slot);
 	m->object_manager_slot = sd_bus_slot_unref(m->object_manager_slot);
+	m->disconnected_slot = sd_bus_slot_unref(m->disconnected_slot);
+	m->filter_slot = sd_bus_slot_unref(m->filter_slot);
 	if (m->bus) {
 		(void)sd_bus_flush(m->bus);
 		m->bus = sd_bus_flush_close_unref(m->bus);
@@ -168,6 +171,36 @@ static int arm_timer(Manager *m)
 	return 0;
 }
 
+void manager_notify_status(Manager *m, const char *extra)
+{
+	int e = m->watcher ? mw_watcher_get_resync_error(m->watcher) : 0;
+
+	if (e < 0)
+		(void)sd_notifyf(false, "%sSTATUS=Failed to resynchronise (%s), retrying; the table may miss changes.",
+				 extra, strerror(-e));
+	else if (m->watcher)
+		(void)sd_notifyf(false, "%sSTATUS=Watching %zu mounts below %s (%s backend).", extra,
+				 mw_watcher_count(m->watcher), m->config.watch_path,
+				 mw_watcher_get_backend(m->watcher));
+}
+
+void manager_check_sync(Manager *m)
+{
+	int e = mw_watcher_get_resync_error(m->watcher);
+
+	(void)arm_timer(m);
+	if ((e < 0) == m->resync_pending)
+		return;
+	m->resync_pending = e < 0;
+	if (e < 0)
+		log_warning_errno(e, "Failed to resynchronise with the kernel, retrying; the table may miss changes: %m");
+	else
+		log_notice("Resynchronised with the kernel after a failure: the table is current again.");
+	manager_notify_status(m, "");
+	if (m->change_fn)
+		m->change_fn(m, NULL, m->change_userdata); /* ResyncPending */
+}
+
 int manager_process_events(Manager *m)
 {
 	int r;
@@ -176,9 +209,10 @@ int manager_process_events(Manager *m)
 	if (r == -ENOLINK)
 		return log_error_errno(r, "Failed to keep watching %s: the watched mount went away.",
 				       m->config.watch_path);
-	if (r < 0)
+	/* A failed resync is said once, by manager_check_sync(), not at every retry. */
+	if (r < 0 && r != mw_watcher_get_resync_error(m->watcher))
 		log_error_errno(r, "Failed to process mount notifications: %m");
-	(void)arm_timer(m);
+	manager_check_sync(m);
 	return r < 0 ? r : 0;
 }
 
@@ -200,7 +234,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	(void)manager_reload(userdata);
+	(void)manager_reload(userdata, NULL);
 	return 0;
 }
 
@@ -257,39 +291,48 @@ int manager_attach_event(Manager *m)
 	return 0;
 }
 
-static int reload(Manager *m);
+static int reload(Manager *m, char **ret_error);
 
-int manager_reload(Manager *m)
+int manager_reload(Manager *m, char **ret_error)
 {
 	int r;
 
 	log_info("Reloading configuration from %s.", m->config_path ?: CONFIG_DEFAULT_PATH);
 	(void)sd_notify(false, "RELOADING=1");
-	r = reload(m);
-	(void)sd_notify(false, "READY=1");
+	r = reload(m, ret_error);
+	manager_notify_status(m, "READY=1\n");
 	return r;
 }
 
-static int reload(Manager *m)
+/* Logs why a reload failed and hands the reason to the caller (if it wants it). Returns r. */
+static int reload_failed(int r, char *reason, char **ret_error)
+{
+	log_error("Failed to reload configuration, keeping the running one: %s", reason ?: strerror(-r));
+	if (ret_error)
+		*ret_error = reason ?: strdup(strerror(-r));
+	else
+		free(reason);
+	return r;
+}
+
+static int reload(Manager *m, char **ret_error)
 {
 	_cleanup_free_ char *error = NULL;
+	char *reason = NULL;
 	Config c;
 	bool rewatch;
 	int r;
 
 	r = config_init(&c);
 	if (r < 0)
-		return log_error_errno(r, "Failed to reload configuration: %m");
-	r = config_load(&c, m->config_path ?: CONFIG_DEFAULT_PATH, true, &error);
+		return reload_failed(r, NULL, ret_error);
+	/* A file named with --config must still be there: its loss is an error, not the defaults. */
+	r = config_load(&c, m->config_path ?: CONFIG_DEFAULT_PATH, !m->config_path, &error);
 	if (r >= 0 && m->overrides)
 		r = config_override(&c, m->overrides);
 	if (r < 0) {
-		if (error)
-			log_error("Failed to reload configuration, keeping the running one: %s", error);
-		else
-			log_error_errno(r, "Failed to reload configuration, keeping the running one: %m");
 		config_done(&c);
-		return r;
+		return reload_failed(r, TAKE_PTR(error), ret_error);
 	}
 
 	rewatch = !streq_ptr(c.watch_path, m->config.watch_path) ||
@@ -301,19 +344,21 @@ static int reload(Manager *m)
 		r = m->watcher ? mw_watcher_reopen(m->watcher, c.watch_path, c.backend, c.queue_size) : -EBADF;
 		if (r < 0) {
 			(void)open_failed(m, r);
+			if (asprintf(&reason, "cannot watch %s with Backend=%s: %s", c.watch_path, c.backend,
+				     strerror(-r)) < 0)
+				reason = NULL;
 			m->config = old;
 			config_done(&c);
-			log_error("Keeping the running configuration.");
-			return r;
+			return reload_failed(r, reason, ret_error);
 		}
 		config_done(&old);
 		log_backend(m);
 		if (m->event) {
 			r = attach_watcher_fd(m);
 			if (r < 0)
-				return r;
-			(void)arm_timer(m);
+				return reload_failed(r, NULL, ret_error);
 		}
+		manager_check_sync(m);
 		if (m->change_fn)
 			m->change_fn(m, NULL, m->change_userdata); /* the manager's properties changed */
 	} else {

@@ -20,9 +20,11 @@
 
 typedef struct Manager Manager;
 
+#define MANAGER_REPLY_SIZE_MAX (24U << 20)
+
 /*
  * Called after each change is applied; c == NULL: the manager's own
- * properties (Backend, WatchedPath) changed.
+ * properties (Backend, WatchedPath, ResyncPending) changed.
  */
 typedef void (*ManagerChangeFn)(Manager *m, const struct mw_change *c, void *userdata);
 
@@ -35,6 +37,7 @@ struct Manager {
 	sd_event_source *sigterm_source;
 	sd_event_source *sigint_source;
 	sd_bus_slot *manager_slot, *mount_slot, *enumerator_slot, *object_manager_slot;
+	sd_bus_slot *disconnected_slot, *filter_slot;
 
 	Config config;
 	char *config_path;
@@ -42,6 +45,14 @@ struct Manager {
 
 	mw_watcher *watcher;
 	WaitList waits;
+	bool resync_pending; /* a failed resync waits for its retry: the table may miss changes */
+	/*
+	 * Replies with the whole table (ListMounts, GetManagedObjects) larger
+	 * than this, by a generous estimate, are refused with LimitsExceeded:
+	 * a reply above the bus's message limit (dbus-daemon: 32 MiB) would get
+	 * the daemon disconnected. MANAGER_REPLY_SIZE_MAX unless a test lowers it.
+	 */
+	size_t reply_size_max;
 
 	ManagerChangeFn change_fn;
 	void *change_userdata;
@@ -65,10 +76,26 @@ void manager_set_watcher(Manager *m, mw_watcher *w);
 /* Processes what the watcher has, then re-arms its timeout. */
 int manager_process_events(Manager *m);
 
+/*
+ * After the watcher resynchronised (or failed to): re-arms its timeout (a
+ * failed resync is retried from it) and, when the table went stale or became
+ * current again, says so in the log, in STATUS= and in ResyncPending.
+ */
+void manager_check_sync(Manager *m);
+
+/* Sends extra (e.g. "READY=1\n", or "") and a STATUS= line that says what the daemon does. */
+void manager_notify_status(Manager *m, const char *extra);
+
 /* Attaches the watcher's fd and the signals to m->event. */
 int manager_attach_event(Manager *m);
-/* SIGHUP: re-reads the config file; on error keeps the running config. */
-int manager_reload(Manager *m);
+/*
+ * SIGHUP and the Reload() method: re-reads the config file (the one given
+ * with --config must exist; the default one may be missing) and re-arms the
+ * watch if Path=, QueueSize= or Backend= changed. On error keeps the running
+ * config and returns a negative errno, with the reason (one line, to free)
+ * in *ret_error if ret_error is not NULL. RELOADING=1 before, READY=1 after.
+ */
+int manager_reload(Manager *m, char **ret_error);
 
 uint64_t manager_generation(const Manager *m);
 

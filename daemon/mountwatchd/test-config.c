@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Unit tests for config.c: good files, every kind of bad file (the message
- * names file, line and key; the old config stays), overrides, and the
- * shipped conf/mountwatchd.conf.
+ * names file, line and key; the old config stays), overrides, the
+ * shipped conf/mountwatchd.conf, and the manager's reload: a bad file or a
+ * --config file that is gone keeps the running config.
  */
 #include "check.h"
 #include <stdio.h>
 
 #include "config.h"
+#include "manager.h"
 #include "util.h"
 
 static char dir[] = "/tmp/test-config-XXXXXX";
@@ -96,6 +98,32 @@ int main(void)
 	expect_error("[Log]\nLevel=loud\n", ":2: [Log] Level=loud: not a log level");
 	expect_error("[Watch]\nBackend=inotify\n", ":2: [Watch] Backend=inotify: unknown backend");
 	expect_error("[Watch]\nthis line has no equals sign\n", ":2: syntax error");
+
+	/* Reload with --config=FILE: a change is taken, a bad file or a deleted one keeps what runs. */
+	{
+		_cleanup_(manager_freep) Manager *m = NULL;
+		_cleanup_free_ char *reason = NULL;
+
+		assert_se(manager_new(&m) == 0);
+		m->config_path = write_file("named.conf", "[Log]\nLevel=notice\n");
+		assert_se(config_load(&m->config, m->config_path, 0, &error) == 0);
+		assert_se(m->config.log_level == LOG_NOTICE);
+		free(write_file("named.conf", "[Log]\nLevel=debug\n"));
+		assert_se(manager_reload(m, &reason) == 0 && !reason);
+		assert_se(m->config.log_level == LOG_DEBUG);
+		free(write_file("named.conf", "[Log]\nLevel=loud\n"));
+		assert_se(manager_reload(m, &reason) == -EINVAL);
+		assert_se(reason && strstr(reason, m->config_path) && strstr(reason, "Level=loud"));
+		assert_se(m->config.log_level == LOG_DEBUG);
+		free(reason);
+		reason = NULL;
+		assert_se(unlink(m->config_path) == 0);
+		assert_se(manager_reload(m, &reason) == -ENOENT);
+		assert_se(reason && strstr(reason, m->config_path) && strstr(reason, strerror(ENOENT)));
+		assert_se(m->config.log_level == LOG_DEBUG);
+		log_max_level = LOG_WARNING;
+		printf("ok - reload: a change is taken; a bad file and a deleted --config file keep the running config\n");
+	}
 
 #ifdef SHIPPED_CONF
 	assert_se(config_init(&c) == 0);

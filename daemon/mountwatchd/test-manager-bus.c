@@ -5,7 +5,11 @@
  * client calls the API as SPEC.md fixes it: properties, ListMounts,
  * GetMount, GetMountByPath, WaitForMount (answer and timeout), Resync,
  * ObjectManager, per-mount properties, and the signals with generations.
- * A test-only interface lets the client make the fake kernel mount things.
+ * A test-only interface lets the client make the fake kernel mount things,
+ * count the WaitForMount calls waiting (PendingWaits), make the next
+ * resyncs fail (FailListings), make a storm (Storm) and lower the most a
+ * reply with the whole table may take (SetReplyLimit); the server's
+ * sd_notify() messages come to a socket of the client's (NOTIFY_SOCKET).
  *
  * With --introspect it prints what the manager object and one mount object
  * answer to Introspect instead, for tests/check-interface-xml, which
@@ -17,6 +21,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 
@@ -71,11 +76,62 @@ static int method_setattr(sd_bus_message *m, void *userdata, sd_bus_error *error
 	return sd_bus_reply_method_return(m, NULL);
 }
 
+/* n mounts at once, then one pass of the loop's handler, as when the notification fd wakes it. */
+static int method_storm(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	char name[32];
+	uint32_t n;
+	int r;
+
+	r = sd_bus_message_read(m, "u", &n);
+	if (r < 0)
+		return r;
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "storm%u", i);
+		(void)fake_mount(kernel, fake_root(kernel), name, "tmpfs");
+	}
+	(void)manager_process_events(manager);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_set_reply_limit(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	uint64_t limit;
+	int r;
+
+	r = sd_bus_message_read(m, "t", &limit);
+	if (r < 0)
+		return r;
+	manager->reply_size_max = limit ?: MANAGER_REPLY_SIZE_MAX;
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_fail_listings(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	uint32_t n;
+	int r;
+
+	r = sd_bus_message_read(m, "u", &n);
+	if (r < 0)
+		return r;
+	fake_fail_listings(kernel, n);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_pending_waits(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	return sd_bus_reply_method_return(m, "u", (uint32_t)manager->waits.n);
+}
+
 static const sd_bus_vtable test_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_METHOD_WITH_ARGS("Mount", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
 	SD_BUS_METHOD_WITH_ARGS("Umount", SD_BUS_ARGS("t", id), SD_BUS_NO_ARGS, method_umount, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetAttr", SD_BUS_ARGS("t", id, "t", attr), SD_BUS_NO_ARGS, method_setattr, 0),
+	SD_BUS_METHOD_WITH_ARGS("Storm", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_storm, 0),
+	SD_BUS_METHOD_WITH_ARGS("SetReplyLimit", SD_BUS_ARGS("t", bytes), SD_BUS_NO_ARGS, method_set_reply_limit, 0),
+	SD_BUS_METHOD_WITH_ARGS("FailListings", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_fail_listings, 0),
+	SD_BUS_METHOD_WITH_ARGS("PendingWaits", SD_BUS_NO_ARGS, SD_BUS_RESULT("u", n), method_pending_waits, 0),
 	SD_BUS_VTABLE_END,
 };
 
@@ -91,7 +147,7 @@ static void server(int fd)
 	sd_id128_t id;
 	mw_watcher *w;
 
-	kernel = fake_kernel_new(256);
+	kernel = fake_kernel_new(4096);
 	fake_mount(kernel, fake_root(kernel), "boot", "ext4");
 	fake_mount(kernel, fake_root(kernel), "home", "ext4");
 	fake_flush_queue(kernel);
@@ -130,6 +186,49 @@ static sd_bus *client;
 static unsigned signals_added, signals_removed, signals_changed, signals_resynced;
 static unsigned ifaces_added, ifaces_removed, props_changed;
 static uint64_t last_generation;
+/* The interfaces the last InterfacesAdded / InterfacesRemoved named, sorted, comma-separated. */
+static char ifaces_added_names[512], ifaces_removed_names[512];
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Reads interface names (the keys of an a{sa{sv}} with dict, else the
+ * elements of an as) into buf, sorted and comma-separated.
+ */
+static void read_interface_names(sd_bus_message *m, bool dict, char *buf, size_t size)
+{
+	const char *names[16];
+	size_t n = 0;
+
+	assert_se(sd_bus_message_enter_container(m, 'a', dict ? "{sa{sv}}" : "s") > 0);
+	for (;;) {
+		if (dict) {
+			if (sd_bus_message_enter_container(m, 'e', "sa{sv}") <= 0)
+				break;
+			assert_se(n < ELEMENTSOF(names));
+			assert_se(sd_bus_message_read(m, "s", &names[n++]) > 0);
+			assert_se(sd_bus_message_skip(m, "a{sv}") >= 0);
+			assert_se(sd_bus_message_exit_container(m) >= 0);
+		} else {
+			assert_se(n < ELEMENTSOF(names));
+			if (sd_bus_message_read(m, "s", &names[n]) <= 0)
+				break;
+			n++;
+		}
+	}
+	assert_se(sd_bus_message_exit_container(m) >= 0);
+	qsort(names, n, sizeof(names[0]), compare_strings);
+	buf[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		assert_se(strlen(buf) + strlen(names[i]) + 2 < size);
+		if (i > 0)
+			strcat(buf, ",");
+		strcat(buf, names[i]);
+	}
+}
 
 static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
@@ -153,10 +252,15 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		signals_changed++;
 	} else if (streq_ptr(member, "Resynced"))
 		signals_resynced++;
-	else if (streq_ptr(member, "InterfacesAdded"))
+	else if (streq_ptr(member, "InterfacesAdded")) {
+		assert_se(sd_bus_message_read(m, "o", &path) > 0);
+		read_interface_names(m, true, ifaces_added_names, sizeof(ifaces_added_names));
 		ifaces_added++;
-	else if (streq_ptr(member, "InterfacesRemoved"))
+	} else if (streq_ptr(member, "InterfacesRemoved")) {
+		assert_se(sd_bus_message_read(m, "o", &path) > 0);
+		read_interface_names(m, false, ifaces_removed_names, sizeof(ifaces_removed_names));
 		ifaces_removed++;
+	}
 	else if (streq_ptr(member, "PropertiesChanged"))
 		props_changed++;
 	return 0;
@@ -220,6 +324,79 @@ static char *get_string(const char *path, const char *iface, const char *prop)
 	return s;
 }
 
+static int notify_fd = -1;
+static char notify_dir[] = "/tmp/test-manager-bus.XXXXXX", notify_path[64];
+static char notify_log[4096]; /* every sd_notify() message of the server so far */
+
+static void notify_close(void)
+{
+	(void)unlink(notify_path);
+	(void)rmdir(notify_dir);
+}
+
+/* Opens a socket for the server's sd_notify() and points NOTIFY_SOCKET at it. */
+static void notify_open(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	assert_se(mkdtemp(notify_dir));
+	snprintf(notify_path, sizeof(notify_path), "%s/notify", notify_dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", notify_path);
+	assert_se(atexit(notify_close) == 0);
+	notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	assert_se(notify_fd >= 0);
+	assert_se(bind(notify_fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	assert_se(setenv("NOTIFY_SOCKET", sa.sun_path, 1) == 0);
+}
+
+/* Appends what the server sent since the last call to notify_log; returns the new part. */
+static const char *notify_read(void)
+{
+	size_t start = strlen(notify_log);
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = recv(notify_fd, buf, sizeof(buf) - 1, 0)) > 0) {
+		buf[n] = 0;
+		assert_se(strlen(notify_log) + (size_t)n + 2 < sizeof(notify_log));
+		strcat(notify_log, buf);
+		strcat(notify_log, "\n");
+	}
+	return notify_log + start;
+}
+
+static int get_bool(const char *path, const char *iface, const char *prop)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	int v;
+
+	assert_se(sd_bus_get_property_trivial(client, NULL, path, iface, prop, &e, 'b', &v) >= 0);
+	return v;
+}
+
+/* The interfaces GetManagedObjects lists for object, as read_interface_names() writes them; 0 if absent. */
+static int managed_interfaces(const char *object, char *buf, size_t size)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	const char *path;
+	int found = 0;
+
+	assert_se(sd_bus_call_method(client, NULL, MW_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
+				     "GetManagedObjects", &error, &reply, NULL) >= 0);
+	assert_se(sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}") > 0);
+	while (sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}") > 0) {
+		assert_se(sd_bus_message_read(reply, "o", &path) > 0);
+		if (streq_ptr(path, object)) {
+			read_interface_names(reply, true, buf, size);
+			found = 1;
+		} else
+			assert_se(sd_bus_message_skip(reply, "a{sa{sv}}") >= 0);
+		assert_se(sd_bus_message_exit_container(reply) >= 0);
+	}
+	return found;
+}
+
 /* Prints the introspection XML of the manager object and of one mount object. */
 static int introspect(void)
 {
@@ -262,6 +439,7 @@ int main(int argc, char *argv[])
 	log_max_level = LOG_WARNING;
 	if (argc > 1 && streq_ptr(argv[1], "--serve"))
 		server(-1);
+	notify_open();
 	assert_se(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
 	pid = fork();
 	assert_se(pid >= 0);
@@ -383,6 +561,46 @@ int main(int argc, char *argv[])
 	assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == 3);
 	printf("ok - MountAdded/Changed/Removed, InterfacesAdded/Removed, PropertiesChanged, generations\n");
 
+	/*
+	 * InterfacesAdded and InterfacesRemoved name what GetManagedObjects
+	 * lists, or an ObjectManager client keeps removed objects: checked on a
+	 * mount that existed before (/home) and on a new one.
+	 */
+	{
+		char managed[512];
+		uint64_t home_id;
+
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "/home") >= 0);
+		assert_se(sd_bus_message_read(reply, "o", &path) > 0);
+		home_id = get_u64(path, MW_MOUNT_IFACE, "UniqueId");
+		reply = sd_bus_message_unref(reply);
+		mount_object_path(home_id, obj);
+		assert_se(managed_interfaces(obj, managed, sizeof(managed)) == 1);
+		assert_se(strstr(managed, MW_MOUNT_IFACE));
+		assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", home_id) >= 0);
+		reply = sd_bus_message_unref(reply);
+		pump();
+		assert_se(ifaces_removed == 2);
+		assert_se(strcmp(ifaces_removed_names, managed) == 0);
+		assert_se(managed_interfaces(obj, managed, sizeof(managed)) == 0);
+
+		assert_se(call(&reply, &error, TEST_IFACE, "Mount", "s", "home") >= 0);
+		assert_se(sd_bus_message_read(reply, "t", &home_id) > 0);
+		reply = sd_bus_message_unref(reply);
+		pump();
+		assert_se(ifaces_added == 2);
+		mount_object_path(home_id, obj);
+		assert_se(managed_interfaces(obj, managed, sizeof(managed)) == 1);
+		assert_se(strcmp(ifaces_added_names, managed) == 0);
+		assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", home_id) >= 0);
+		reply = sd_bus_message_unref(reply);
+		pump();
+		assert_se(ifaces_removed == 3);
+		assert_se(strcmp(ifaces_removed_names, managed) == 0);
+		last_generation = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
+	}
+	printf("ok - InterfacesAdded and InterfacesRemoved name the interfaces GetManagedObjects lists\n");
+
 	/* WaitForMount: at once, later, and timing out. */
 	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "WaitForMount", "st", "/boot", (uint64_t)1000) >= 0);
 	reply = sd_bus_message_unref(reply);
@@ -408,6 +626,30 @@ int main(int argc, char *argv[])
 	sd_bus_error_free(&error);
 	printf("ok - WaitForMount answers at once, when the mount appears, and times out with Error.Timeout\n");
 
+	/*
+	 * A reply with the whole table that could pass the bus's message limit
+	 * is refused with LimitsExceeded (the bus would disconnect the daemon
+	 * for sending it); the connection stays.
+	 */
+	assert_se(call(&reply, &error, TEST_IFACE, "SetReplyLimit", "t", (uint64_t)1000) >= 0);
+	reply = sd_bus_message_unref(reply);
+	assert_se(call(&reply, &error, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", NULL) < 0);
+	assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_LIMITS_EXCEEDED));
+	assert_se(strstr(error.message, "GetManagedObjects") && strstr(error.message, "GetMount"));
+	sd_bus_error_free(&error);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0); /* smaller: still fits */
+	reply = sd_bus_message_unref(reply);
+	assert_se(call(&reply, &error, TEST_IFACE, "SetReplyLimit", "t", (uint64_t)100) >= 0);
+	reply = sd_bus_message_unref(reply);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) < 0);
+	assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_LIMITS_EXCEEDED));
+	sd_bus_error_free(&error);
+	assert_se(call(&reply, &error, TEST_IFACE, "SetReplyLimit", "t", (uint64_t)0) >= 0);
+	reply = sd_bus_message_unref(reply);
+	assert_se(call(&reply, &error, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", NULL) >= 0);
+	reply = sd_bus_message_unref(reply);
+	printf("ok - ListMounts and GetManagedObjects refuse a reply too large for the bus with LimitsExceeded\n");
+
 	/* Resync (the peer is root here: it runs the test). */
 	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Resync", NULL) >= 0 || geteuid() != 0);
 	if (reply) {
@@ -418,10 +660,49 @@ int main(int argc, char *argv[])
 		assert_se(signals_resynced == 1);
 		assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Resyncs") == 1);
 		printf("ok - Resync from root: nothing to fix, Resynced emitted\n");
+
+		/* A resync that fails: ResyncPending and STATUS= say so until the retry succeeds. */
+		assert_se(!get_bool(MW_MANAGER_PATH, MW_MANAGER_IFACE, "ResyncPending"));
+		(void)notify_read();
+		assert_se(call(&reply, &error, TEST_IFACE, "FailListings", "u", (uint32_t)1) >= 0);
+		reply = sd_bus_message_unref(reply);
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Resync", NULL) < 0);
+		sd_bus_error_free(&error);
+		assert_se(get_bool(MW_MANAGER_PATH, MW_MANAGER_IFACE, "ResyncPending"));
+		assert_se(strstr(notify_read(), "STATUS=Failed to resynchronise (Input/output error), retrying"));
+		/* The retry comes from the daemon's own timer: no call, no mount change needed. */
+		for (unsigned i = 0; i < 1500 && get_bool(MW_MANAGER_PATH, MW_MANAGER_IFACE, "ResyncPending"); i++)
+			usleep(20000);
+		assert_se(!get_bool(MW_MANAGER_PATH, MW_MANAGER_IFACE, "ResyncPending"));
+		assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Resyncs") == 2);
+		assert_se(strstr(notify_read(), "STATUS=Watching "));
+		printf("ok - a failed resync: ResyncPending and STATUS= say so, the daemon retries by itself\n");
 	} else {
 		assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED));
 		sd_bus_error_free(&error);
 		printf("ok - Resync from a non-root peer is refused\n");
+	}
+
+	/*
+	 * A storm: the daemon answers a call in the middle of it, and goes on
+	 * by itself (its timer) until every record is applied.
+	 */
+	{
+		uint64_t before = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation"), during, after = 0;
+
+		assert_se(call(&reply, &error, TEST_IFACE, "Storm", "u", (uint32_t)3000) >= 0);
+		reply = sd_bus_message_unref(reply);
+		during = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
+		for (unsigned i = 0; i < 1500 && after < before + 3000; i++) {
+			after = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
+			if (after < before + 3000)
+				usleep(20000);
+		}
+		assert_se(during < before + 3000);
+		assert_se(after == before + 3000);
+		assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Overruns") == 0);
+		printf("ok - a storm of 3000 records: a call is answered half way (%" PRIu64
+		       " applied), the rest follows by itself\n", during - before);
 	}
 
 	sd_bus_flush_close_unref(client);

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <strings.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -161,6 +162,14 @@ int utf8_escape_invalid(const char *s, char **ret)
 	*o = 0;
 	*ret = out;
 	return 1;
+}
+
+uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 uint64_t string_hash(const char *s)

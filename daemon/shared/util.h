@@ -95,6 +95,9 @@ int utf8_escape_invalid(const char *s, char **ret);
  */
 int read_full(int fd, char **buf, size_t *size, size_t *ret_len);
 
+/* CLOCK_MONOTONIC in microseconds (the clock of sd-event's timers and of mw_watcher_get_timeout()). */
+uint64_t now_usec(void);
+
 /* FNV-1a, for hashing mount points. */
 uint64_t string_hash(const char *s);
 

@@ -155,7 +155,9 @@ int mw_watcher_probe(const char *backend, char **ret);
 /*
  * Watches another path or with another backend: opens the new watch first
  * (on failure w is unchanged), then resynchronises, announcing the
- * differences. Returns 0 or a negative errno as mw_watcher_new().
+ * differences (if that fails, it is retried as after a loss: see
+ * mw_watcher_get_resync_error()). Returns 0 or a negative errno as
+ * mw_watcher_new().
  */
 int mw_watcher_reopen(mw_watcher *w, const char *path, const char *backend, unsigned queue_size);
 
@@ -181,9 +183,15 @@ uint64_t mw_watcher_get_timeout(const mw_watcher *w);
 
 /*
  * Reads what the kernel posted, applies it and calls the change callback for
- * each change; resynchronises after a loss. Never blocks. Returns the number
- * of changes announced (>= 0); -ENOLINK if the watched mount went away (the
- * watcher is then useless: free it); another negative errno if reading failed.
+ * each change. Never blocks. Reads at most a few hundred records per call, so
+ * that a storm of changes cannot starve the caller's other work: when it
+ * stops early, mw_watcher_get_timeout() returns a time already passed (call
+ * again once the loop has served the rest). After a loss it applies nothing
+ * more of what is queued (the records behind the loss are dropped) and
+ * resynchronises. Returns the number of changes announced (>= 0); -ENOLINK
+ * if the watched mount went away (the watcher is then useless: free it);
+ * another negative errno if reading failed or the resynchronisation failed
+ * (it is retried: see mw_watcher_get_resync_error()).
  */
 int mw_watcher_process(mw_watcher *w);
 
@@ -193,6 +201,15 @@ int mw_watcher_process(mw_watcher *w);
  * in *ret (may be NULL), or a negative errno.
  */
 int mw_watcher_resync(mw_watcher *w, struct mw_resync_stats *ret);
+
+/*
+ * 0 while the copy is current. After a resynchronisation failed (or could
+ * not query every mount), its negative errno until one succeeds: the copy
+ * may then miss changes. mw_watcher_process() retries after 0.1 s, then
+ * after twice as long each time, up to 10 s; mw_watcher_get_timeout()
+ * includes the time of the next retry.
+ */
+int mw_watcher_get_resync_error(const mw_watcher *w);
 
 /* The number of mounts in the copy. */
 size_t mw_watcher_count(const mw_watcher *w);

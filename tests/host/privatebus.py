@@ -1,0 +1,51 @@
+"""
+What the host tests of mountwatchd share: they run as root inside a private
+mount namespace (never touching the host's mount table) with a tmpfs on
+/tmp, against a private dbus-daemon of type "system" (never the host's
+system bus). A missing prerequisite is a TAP SKIP.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+
+def skip_all(why):
+    print("1..0 # SKIP " + why, flush=True)
+    sys.exit(0)
+
+
+def enter_namespace():
+    """Re-runs this script in a private mount namespace (propagation private), once."""
+    if os.geteuid() != 0:
+        skip_all("not root")
+    if not shutil.which("dbus-daemon"):
+        skip_all("no dbus-daemon")
+    if "MWD_IN_NS" in os.environ:
+        return
+    env = dict(os.environ, MWD_IN_NS="1")
+    if subprocess.run(["unshare", "--mount", "--propagation", "private", "true"],
+                      stderr=subprocess.DEVNULL).returncode:
+        skip_all("unshare --mount is not permitted here")
+    r = subprocess.run(["unshare", "--mount", "--propagation", "private", sys.executable] + sys.argv,
+                       env=env)
+    sys.exit(r.returncode)
+
+
+class PrivateBus:
+    """A dbus-daemon of type system (tests/host/private-bus.conf); sets DBUS_SYSTEM_BUS_ADDRESS."""
+
+    def __init__(self):
+        conf = os.path.join(os.path.dirname(os.path.abspath(__file__)), "private-bus.conf")
+        self.process = subprocess.Popen(["dbus-daemon", "--config-file=" + conf, "--nofork",
+                                         "--nopidfile", "--print-address"],
+                                        stdout=subprocess.PIPE, text=True)
+        self.address = self.process.stdout.readline().strip()
+        if not self.address:
+            raise RuntimeError("dbus-daemon printed no address (exit %s)" % self.process.poll())
+        os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = self.address
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+        self.process.wait()
