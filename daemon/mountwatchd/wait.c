@@ -37,12 +37,7 @@ static WaitCaller *caller_free(WaitCaller *c)
 	if (!c)
 		return NULL;
 	l = c->list;
-	if (c->prev)
-		c->prev->next = c->next;
-	else if (l->callers == c)
-		l->callers = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	LIST_REMOVE(l->callers, c);
 	sd_bus_track_unref(c->track);
 	free(c->name);
 	free(c);
@@ -56,12 +51,7 @@ static MountWait *wait_free(MountWait *w)
 	if (!w)
 		return NULL;
 	l = w->list;
-	if (w->prev)
-		w->prev->next = w->next;
-	else if (l->first == w)
-		l->first = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
+	LIST_REMOVE(l->first, w);
 	l->n--;
 	if (w->caller && --w->caller->n == 0)
 		caller_free(w->caller);
@@ -134,10 +124,7 @@ static int caller_get(WaitList *l, sd_bus_message *message, WaitCaller **ret)
 			return r;
 		}
 	}
-	c->next = l->callers;
-	if (l->callers)
-		l->callers->prev = c;
-	l->callers = c;
+	LIST_PREPEND(l->callers, c);
 	*ret = c;
 	return 0;
 }
@@ -235,10 +222,7 @@ int wait_list_add(WaitList *l, const mw_watcher *w, sd_bus_message *message, cha
 	c->n++;
 	x->mount_point = TAKE_PTR(point);
 	x->message = sd_bus_message_ref(message);
-	x->next = l->first;
-	if (l->first)
-		l->first->prev = x;
-	l->first = x;
+	LIST_PREPEND(l->first, x);
 	l->n++;
 	if (timeout_usec > 0 && timeout_usec != UINT64_MAX) {
 		r = sd_event_add_time_relative(sd_bus_get_event(sd_bus_message_get_bus(message)), &x->timer,

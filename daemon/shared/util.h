@@ -30,6 +30,27 @@
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
+/* Doubly linked lists through an item's prev and next members; head is the first item. */
+#define LIST_PREPEND(head, item)                       \
+	do {                                           \
+		(item)->prev = NULL;                   \
+		(item)->next = (head);                 \
+		if (head)                              \
+			(head)->prev = (item);         \
+		(head) = (item);                       \
+	} while (0)
+
+#define LIST_REMOVE(head, item)                                \
+	do {                                                   \
+		if ((item)->prev)                              \
+			(item)->prev->next = (item)->next;     \
+		else if ((head) == (item))                     \
+			(head) = (item)->next;                 \
+		if ((item)->next)                              \
+			(item)->next->prev = (item)->prev;     \
+		(item)->prev = (item)->next = NULL;            \
+	} while (0)
+
 static inline void freep(void *p)
 {
 	free(*(void **)p);
