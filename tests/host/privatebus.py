@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 
 def skip_all(why):
@@ -32,11 +33,18 @@ def enter_namespace():
     sys.exit(r.returncode)
 
 
+# Read now: the tests then mount a tmpfs over /tmp, which may hide this tree.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "private-bus.conf")) as f:
+    BUS_CONF = f.read()
+
+
 class PrivateBus:
     """A dbus-daemon of type system (tests/host/private-bus.conf); sets DBUS_SYSTEM_BUS_ADDRESS."""
 
     def __init__(self):
-        conf = os.path.join(os.path.dirname(os.path.abspath(__file__)), "private-bus.conf")
+        fd, conf = tempfile.mkstemp(prefix="mwbus.", suffix=".conf")
+        with os.fdopen(fd, "w") as f:
+            f.write(BUS_CONF)
         self.process = subprocess.Popen(["dbus-daemon", "--config-file=" + conf, "--nofork",
                                          "--nopidfile", "--print-address"],
                                         stdout=subprocess.PIPE, text=True)
