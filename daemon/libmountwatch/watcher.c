@@ -329,12 +329,13 @@ _public_ int mw_watcher_process(mw_watcher *w)
 		}
 		w->last = events[n - 1].type;
 	}
-	if (more && waits_for_move_to(w)) {
-		/* Its MOVE_TO is likely next in the queue: keep the batch open. */
-		w->deadline = now_usec();
-		return (int)w->announced;
-	}
+	/* (more implies !lost: the loop stops reading at a loss.) */
 	if (!lost && waits_for_move_to(w)) {
+		if (more) {
+			/* Its MOVE_TO is likely next in the queue: keep the batch open. */
+			w->deadline = now_usec();
+			return (int)w->announced;
+		}
 		if (!w->waited) {
 			/* The first time this batch: keep it open a little. */
 			w->waited = true;
