@@ -334,6 +334,75 @@ static int refresh_superblock(mw_watcher *w, uint64_t sb, const Mount *skip)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * The kernel's SB_CHANGED: the superblock sb under every mount of it was
+ * reconfigured. One query (of the named mount, or if it is gone meanwhile,
+ * of another mount of sb) gives the superblock's state; every other mount of
+ * sb in the table takes it over without a query of its own. Each mount whose
+ * record changed is announced once (update_mount()). The mounts' own
+ * attributes are not the superblock's: a remount that also changed those of
+ * the mount it went through posts a SETATTR or READONLY for that mount.
+ */
+static int apply_superblock(mw_watcher *w, uint64_t sb, uint64_t named)
+{
+	_cleanup_free_ uint64_t *ids = NULL;
+	MountInfo info = {};
+	Mount *q = NULL;
+	size_t n;
+	int r, k;
+
+	r = collect(w, sb, false, NULL, &ids, &n);
+	if (r < 0)
+		return r;
+	watcher_announce(w, MW_CHANGE_SUPERBLOCK, NULL, sb, NULL, 0, NULL);
+	/* The named mount first; the others only if it is gone. */
+	for (size_t i = 0; i <= n && !q; i++) {
+		uint64_t id = i == 0 ? named : ids[i - 1];
+
+		if ((i > 0 && id == named) || !table_get(w->table, id))
+			continue;
+		r = query(w, id, &info);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0) {
+			w->resync_pending = true; /* unsure what we missed */
+			return r;
+		}
+		if (info.superblock_id != sb) {
+			/* The ID was reused for another superblock: impossible, but not ours. */
+			mount_info_done(&info);
+			continue;
+		}
+		q = table_get(w->table, id);
+	}
+	if (!q)
+		return 0; /* every mount of sb is gone: their records follow */
+
+	r = 0;
+	for (size_t i = 0; i < n; i++) {
+		Mount *o = table_get(w->table, ids[i]);
+		MountInfo copy;
+
+		if (!o || o == q)
+			continue;
+		k = mount_info_copy(&copy, &o->info);
+		if (k >= 0) {
+			free(copy.super_options);
+			copy.super_options = strdup(info.super_options ?: "");
+			k = copy.super_options ? update_mount(w, o, &copy, true, 0) : -ENOMEM;
+			mount_info_done(&copy);
+		}
+		if (k < 0 && r == 0)
+			r = k;
+	}
+	resolve_parent(w, &info, 0, q);
+	k = update_mount(w, q, &info, true, 0);
+	mount_info_done(&info);
+	if (k < 0 && r == 0)
+		r = k;
+	return r < 0 ? r : 0;
+}
+
 /* Something changed and the backend cannot say what: re-read every mount (O(N)). */
 static int rescan(mw_watcher *w)
 {
@@ -404,11 +473,11 @@ static int refresh_mount(mw_watcher *w, uint64_t unique_id, uint64_t parent, Mou
 		if (arrival && !parent)
 			e->event_parent = e->info.parent_unique_id;
 		/*
-		 * Kernels before SB_CHANGED name one mount for a remount: re-read
-		 * the others (O(mounts of this superblock), only when its options
-		 * changed).
+		 * A backend without SB_CHANGED names one mount for a remount:
+		 * re-read the others (O(mounts of this superblock), only when
+		 * its options changed). With SB_CHANGED, that record follows.
 		 */
-		if (sb_changed && type != MOUNT_EVENT_SB_CHANGED)
+		if (sb_changed && !(w->backend->ops->flags & BACKEND_SB_EVENTS))
 			return refresh_superblock(w, sb, e);
 		return 0;
 	}
@@ -423,7 +492,9 @@ static int refresh_mount(mw_watcher *w, uint64_t unique_id, uint64_t parent, Mou
 	 * include records still in the queue (an rbind's NEW_MOUNT(C, D) after
 	 * NEW_MOUNT(P, C)), and those are mirrored when read. Anything else
 	 * unknown (moved in from outside the watch) has nothing better than the
-	 * query's sum.
+	 * query's sum, which may already count the MOVE_TO records of its
+	 * subtree still in the queue: such a mount may be re-queried once by
+	 * the next resync, never missed.
 	 */
 	if (type == MOUNT_EVENT_NEW_MOUNT)
 		info.notify_sum = 1;
@@ -432,8 +503,14 @@ static int refresh_mount(mw_watcher *w, uint64_t unique_id, uint64_t parent, Mou
 	if (r < 0)
 		return r;
 	e->event_parent = parent ?: e->info.parent_unique_id;
-	/* A subtree moved in from outside the watch: nobody reports its children. */
-	if (type == MOUNT_EVENT_MOVE_TO || type == MOUNT_EVENT_MOVED)
+	/*
+	 * A subtree moved in from outside the watch: a backend that reports
+	 * each mount of a moved tree (the kernel's MOVE_TO for every mount
+	 * below a moved one) names the children in the records that follow;
+	 * otherwise nobody does.
+	 */
+	if ((type == MOUNT_EVENT_MOVE_TO || type == MOUNT_EVENT_MOVED) &&
+	    !(w->backend->ops->flags & BACKEND_MOVES_SUBTREE))
 		return add_children(w, unique_id, 0);
 	return 0;
 }
@@ -514,14 +591,15 @@ int watcher_apply_event(mw_watcher *w, const MountEvent *ev)
 		return refresh_mount(w, ev->auxiliary, 0, ev->type);
 	case MOUNT_EVENT_UNMOUNT:
 		/*
-		 * A lazy unmount posts the whole tree parents first, with the
-		 * kernel's parent chain intact: UNMOUNT(A, B) after UNMOUNT(R,
-		 * A) still counts for R. remove_mount() remembers A for that.
+		 * A lazy unmount posts the whole tree parents first:
+		 * UNMOUNT(A, B) after UNMOUNT(R, A) counts nowhere we keep;
+		 * remove_mount() remembers A as unmounted for that.
 		 */
+		/* Gone from the namespace: no later record counts above it. */
 		e = table_get(w->table, ev->auxiliary);
 		if (!e)
-			return 0;
-		e->event_parent = ev->triggered_on;
+			return counter_mirror_forget(&w->mirror, ev->auxiliary, 0);
+		e->event_parent = 0;
 		return remove_mount(w, e);
 	case MOUNT_EVENT_DETACH:
 		e = table_get(w->table, ev->auxiliary);
@@ -541,8 +619,8 @@ int watcher_apply_event(mw_watcher *w, const MountEvent *ev)
 	case MOUNT_EVENT_SETATTR:
 		return refresh_mount(w, ev->triggered_on, 0, ev->type);
 	case MOUNT_EVENT_SB_CHANGED:
-		/* Every mount of the superblock, the named one included. */
-		return refresh_superblock(w, ev->auxiliary, NULL);
+		/* Every mount of the superblock, from one query. */
+		return apply_superblock(w, ev->auxiliary, ev->triggered_on);
 	case MOUNT_EVENT_RESCAN:
 		return rescan(w);
 	case MOUNT_EVENT_LOSS:

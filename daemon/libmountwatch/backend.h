@@ -61,6 +61,21 @@ enum {
 	 * descendants' points itself (the backend's are exact).
 	 */
 	BACKEND_MOVES_EACH = 1U << 1,
+	/*
+	 * A superblock change is one MOUNT_EVENT_SB_CHANGED (the kernel's
+	 * NOTIFY_MOUNT_SB_CHANGED): the watcher updates every mount of that
+	 * superblock from one query, and a change of one mount never makes it
+	 * re-read the others.
+	 */
+	BACKEND_SB_EVENTS = 1U << 2,
+	/*
+	 * Every mount of a tree that moves is reported on its own (the
+	 * kernel's MOVE_TO for each mount below a moved one), so a tree moved
+	 * in from outside the watch needs no listing of its children. Not
+	 * BACKEND_MOVES_EACH alone: mountinfo reports a mount whose point
+	 * changed, not the unchanged children of one that came back.
+	 */
+	BACKEND_MOVES_SUBTREE = 1U << 3,
 };
 
 /*

@@ -2,22 +2,31 @@
 /*
  * The counter mirror; see counters.h.
  *
- * Counting rule mirrored here (SPEC.md, "Mount notifications"):
- *   EXPIRY / READONLY / SETATTR on M: M.attr_changes += 1
- *   NEW_MOUNT / UNMOUNT / MOVE_FROM / MOVE_TO (trigger P, aux C):
- *       P.topology_changes += 1, C.topology_changes += 1
- *   every record: each ancestor of the trigger (parent, grandparent, ... up
- *       to the root) gets subtree_notifications += 1
- *   SB_CHANGED (kernel-abi of issue 14): every mount of the superblock +1,
- *       and each of its ancestors +1 per such mount below it
- * and the stored ChangeCount is their sum, as MOUNT_ALL reports it. The
- * kernel counts when it posts the record; a query answers from the present,
+ * The rule mirrored here is the kernel's (Documentation/filesystems/
+ * mount_notify.rst in the series, "Counting"): a record names mounts, each
+ * named mount counts +1, and so does each of its ancestors once per named
+ * mount below it, as the tree was when the change was made:
+ *   EXPIRY / READONLY / SETATTR on M: M +1, each ancestor of M +1
+ *   NEW_MOUNT / UNMOUNT / MOVE_FROM / MOVE_TO (trigger P, aux C): C +1,
+ *       P +2 and each ancestor of P +2 (C is below P: before it leaves for
+ *       UNMOUNT and MOVE_FROM, after it arrived for NEW_MOUNT and MOVE_TO)
+ *   SB_CHANGED: every mount of the superblock +1, and each of its ancestors
+ *       +1 per such mount below it
+ * A mount that leaves keeps in its old ancestors what it gave them; one that
+ * arrives brings nothing of its past to its new ones (the walks follow the
+ * parents the records gave, so both hold by themselves). After UNMOUNT of M,
+ * M and everything below it are gone: the UNMOUNT records of the mounts
+ * below M that follow change no sum above M (the walk stops at M).
+ *
+ * The stored ChangeCount is that sum, as MOUNT_ALL reports it. The kernel
+ * counts when it queues the record; a query answers from the present,
  * which may already include records still in the queue. So the mirror takes
  * nothing from queries that the records give it: a new mount starts at the
  * sum its NEW_MOUNT record gives it (apply.c), and ancestors are walked
  * along the parents the records named (Mount.event_parent), also through
- * mounts that left the table earlier in the batch (gone). The same mirror is
- * the kernel selftest watch_mount_counters_test's.
+ * mounts that left the table earlier in the batch but not the namespace
+ * (gone). The kernel selftest watch_mount_counters_test mirrors the same
+ * rule.
  */
 #include "counters.h"
 #include "util.h"
@@ -94,8 +103,12 @@ void counter_mirror_end_batch(CounterMirror *c)
 	c->gone[0] = (GoneSet){};
 }
 
-/* The ancestors of id as the records named them, through mounts gone meanwhile. */
-static void bump_ancestors(CounterMirror *c, Table *t, uint64_t id)
+/*
+ * The ancestors of id as the records named them, through mounts that left
+ * the table but not the namespace, each + n. A mount that was unmounted is
+ * remembered with parent 0: nothing above it counts.
+ */
+static void bump_ancestors(CounterMirror *c, Table *t, uint64_t id, uint64_t n)
 {
 	Mount *e = table_get(t, id);
 	uint64_t start = id;
@@ -104,7 +117,7 @@ static void bump_ancestors(CounterMirror *c, Table *t, uint64_t id)
 	for (unsigned depth = 0; id && id != start && depth < MAX_DEPTH; depth++) {
 		e = table_get(t, id);
 		if (e) {
-			e->info.notify_sum++;
+			e->info.notify_sum += n;
 			id = e->event_parent;
 		} else {
 			id = gone_parent(c, id);
@@ -122,25 +135,34 @@ void counter_mirror_event(CounterMirror *c, Table *t, const MountEvent *ev)
 	case MOUNT_EVENT_SETATTR:
 		if (m)
 			m->info.notify_sum++;
-		break;
+		bump_ancestors(c, t, ev->triggered_on, 1);
+		return;
 	case MOUNT_EVENT_NEW_MOUNT:
 	case MOUNT_EVENT_UNMOUNT:
 	case MOUNT_EVENT_MOVE_FROM:
 	case MOUNT_EVENT_MOVE_TO:
-		if (m)
-			m->info.notify_sum++;
+		/*
+		 * Below a mount already unmounted (a lazy unmount's records of
+		 * the mounts under its top) nothing counts that we keep.
+		 */
+		if (!m && !gone_parent(c, ev->triggered_on))
+			return;
+		/* The child +1; the parent and its ancestors +1 for it ... */
 		a = table_get(t, ev->auxiliary);
 		if (a && a != m)
 			a->info.notify_sum++;
-		break;
+		/* ... and +1 each for the parent, named too. */
+		if (m)
+			m->info.notify_sum += 2;
+		bump_ancestors(c, t, ev->triggered_on, 2);
+		return;
 	case MOUNT_EVENT_SB_CHANGED:
 		for (Mount *o = table_first_of_superblock(t, ev->auxiliary); o; o = o->sb_next) {
 			o->info.notify_sum++;
-			bump_ancestors(c, t, o->info.unique_id);
+			bump_ancestors(c, t, o->info.unique_id, 1);
 		}
 		return;
 	default:
 		return;
 	}
-	bump_ancestors(c, t, ev->triggered_on);
 }

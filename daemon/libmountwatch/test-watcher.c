@@ -470,7 +470,8 @@ static void test_move_split(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	drain_fake(m);
 	assert_se(compare(m, k) == 0);
 	assert_se(rec->removed == 0 && rec->added == 0);
-	assert_se(fake_queries(k) == queries + 1); /* MOVE_TO's query of a only */
+	/* One query per MOVE_TO: the kernel names each mount of the moved tree. */
+	assert_se(fake_queries(k) == queries + fake_subtree_size(k, a));
 	e = table_get(m->table, c);
 	assert_se(e && streq_ptr(e->info.mount_point, "/d/x/c"));
 	printf("ok - a batch that ends between MOVE_FROM and MOVE_TO: the tree just moves\n");
@@ -479,9 +480,10 @@ static void test_move_split(FakeKernel *k, mw_watcher *m, Recorder *rec)
 /*
  * The rules by hand for an rbind of the chain a/x/y: NEW_MOUNT(root, b),
  * NEW_MOUNT(b, x'), NEW_MOUNT(x', y'), counted with the whole copy attached.
- * b: aux once, trigger once, ancestor once; x': aux, trigger; y': aux; the
- * root: trigger once, ancestor twice. Queried when the first record is read,
- * b would already say 3 and then count the two records after it again.
+ * A topology record counts 1 for the child and 2 for the parent and each of
+ * its ancestors: b 1 + 2 + 2, x' 1 + 2, y' 1, the root 2 + 2 + 2. Queried
+ * when the first record is read, b would already say 5 and then count the
+ * two records after it again.
  */
 static void test_counters_rbind(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
@@ -509,8 +511,8 @@ static void test_counters_rbind(FakeKernel *k, mw_watcher *m, Recorder *rec)
 		x2 = table_first_child(m->table, b)->info.unique_id;
 		assert_se(table_first_child(m->table, x2));
 		y2 = table_first_child(m->table, x2)->info.unique_id;
-		assert_se(table_sum(m, b) == 3 && table_sum(m, x2) == 2 && table_sum(m, y2) == 1);
-		assert_se(table_sum(m, root) == root0 + 3);
+		assert_se(table_sum(m, b) == 5 && table_sum(m, x2) == 3 && table_sum(m, y2) == 1);
+		assert_se(table_sum(m, root) == root0 + 6);
 		check_exact(m, k, "an rbind");
 	}
 	printf("ok - rbind: each new mount starts at the sum its NEW_MOUNT gives it\n");
@@ -518,10 +520,10 @@ static void test_counters_rbind(FakeKernel *k, mw_watcher *m, Recorder *rec)
 
 /*
  * A lazy unmount of a/{b/c,d} below r posts UNMOUNT(r, a), UNMOUNT(a, b),
- * UNMOUNT(a, d), UNMOUNT(b, c), all with the parent chains intact: r counts
- * once as trigger and three times as ancestor, the root four times. The
- * table drops a on the first record; the walks go on through it. Also when
- * the batch ends in the middle of the records.
+ * UNMOUNT(a, d), UNMOUNT(b, c), parents first. UNMOUNT(r, a) counts 2 for r
+ * and the root; after it a and all below it are gone, so the records of the
+ * mounts below a count nowhere that lives on: the walks must stop at a, not
+ * go on through it. Also when the batch ends in the middle of the records.
  */
 static void test_counters_lazy_unmount(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
@@ -551,12 +553,12 @@ static void test_counters_lazy_unmount(FakeKernel *k, mw_watcher *m, Recorder *r
 		drain_fake(m);
 		if (split)
 			drain_fake(m);
-		assert_se(table_sum(m, r) == r0 + 4);
-		assert_se(table_sum(m, root) == root0 + 4);
+		assert_se(table_sum(m, r) == r0 + 2);
+		assert_se(table_sum(m, root) == root0 + 2);
 		assert_se(rec->removed == removed + 4); /* one MountRemoved each, as before */
 		check_exact(m, k, "a lazy unmount");
 	}
-	printf("ok - lazy unmount of a tree: its records count for every ancestor\n");
+	printf("ok - lazy unmount of a tree: only its top's record counts above it\n");
 }
 
 /*
@@ -608,6 +610,48 @@ static void test_counters_moves_batched(FakeKernel *k, mw_watcher *m, Recorder *
 	printf("ok - moves in a batch: ancestors follow the records, not the queries\n");
 }
 
+/*
+ * pivot_root(2) in a root c: MOVE_FROM(a, n), MOVE_FROM(root, c), then
+ * MOVE_TO for n and everything below it, the old root c (now on n/x) and
+ * its mounts included. The table and every sum stay exact, also when the
+ * batch ends after any of the records.
+ */
+static void test_pivot_root(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t root = fake_root(k);
+	char name[16];
+
+	snapshot(m, rec);
+	for (unsigned split = 0; split < 6; split++) {
+		uint64_t c, a, n, x;
+
+		snprintf(name, sizeof(name), "c%u", split);
+		c = fake_mount(k, root, name, "tmpfs");
+		a = fake_mount(k, c, "a", "tmpfs");
+		(void)fake_mount(k, c, "y", "tmpfs");
+		n = fake_mount(k, a, "n", "tmpfs");
+		x = fake_mount(k, n, "x", "tmpfs");
+		(void)fake_mount(k, x, "z", "tmpfs");
+		drain_fake(m);
+		check_exact(m, k, "building a root to pivot");
+
+		if (split)
+			fake_split_next_read(k, split);
+		fake_pivot_root(k, c, n, x);
+		drain_fake(m);
+		if (split)
+			drain_fake(m);
+		check_exact(m, k, "pivot_root");
+		snprintf(name, sizeof(name), "/c%u/x/old/a", split);
+		assert_se(table_get(m->table, a) && streq_ptr(table_get(m->table, a)->info.mount_point, name));
+		fake_umount_tree(k, n);
+		drain_fake(m);
+		check_exact(m, k, "unmounting the pivoted tree");
+	}
+	assert_se(m->resyncs == 0 && rec->generation_monotonic);
+	printf("ok - pivot_root: the records' order keeps the table and every sum exact\n");
+}
+
 /* Watching /w: mounts beside it are reported by the kernel but not exported. */
 static void test_watched_subtree(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
@@ -643,8 +687,45 @@ static void test_watched_subtree(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	printf("ok - a watched subtree exports only what is below it\n");
 }
 
-/* A superblock remount names one mount; every bind of it changes. */
+/*
+ * A remount is one SB_CHANGED naming one mount of the superblock: every bind
+ * of it changes from one query, each announced once, and every mount of the
+ * superblock counts one, its ancestors once per such mount below them.
+ */
 static void test_superblock_remount(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t root = fake_root(k), a, b, c, d, root0, c0;
+	unsigned queries;
+
+	a = fake_mount(k, root, "a", "tmpfs");
+	b = fake_bind(k, a, root, "b");
+	c = fake_bind(k, a, root, "c");
+	d = fake_bind(k, a, c, "d"); /* below another mount of the superblock */
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	root0 = table_sum(m, root);
+	c0 = table_sum(m, c);
+	queries = fake_queries(k);
+	fake_remount_sb(k, b, "ro,size=1k");
+	drain_fake(m);
+	check_exact(m, k, "a superblock remount");
+	assert_se(fake_queries(k) == queries + 1);
+	for (uint64_t id = a; id <= d; id++)
+		assert_se(streq_ptr(table_get(m->table, id)->info.super_options, "ro,size=1k"));
+	assert_se(rec->changed == 4 && rec->superblock == 1);
+	/* c: itself and d below it; the root: all four. */
+	assert_se(table_sum(m, c) == c0 + 2 && table_sum(m, root) == root0 + 4);
+
+	/* A reconfigure that changes nothing still counts, and announces nothing. */
+	fake_remount_sb(k, a, "ro,size=1k");
+	drain_fake(m);
+	check_exact(m, k, "a remount that changes nothing");
+	assert_se(rec->changed == 4 && rec->superblock == 2);
+	printf("ok - a superblock remount updates every mount of it from one query\n");
+}
+
+/* SB_CHANGED read after the mount it names is gone: another mount of it answers. */
+static void test_sb_changed_record(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
 	uint64_t a, b, c;
 
@@ -653,39 +734,15 @@ static void test_superblock_remount(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	c = fake_bind(k, a, fake_root(k), "c");
 	fake_flush_queue(k);
 	snapshot(m, rec);
-	fake_remount_sb(k, b, "ro,size=1k");
-	drain_fake(m);
-	assert_se(compare(m, k) == 0);
-	assert_se(streq_ptr(table_get(m->table, a)->info.super_options, "ro,size=1k"));
-	assert_se(streq_ptr(table_get(m->table, c)->info.super_options, "ro,size=1k"));
-	assert_se(rec->changed == 3);
-	printf("ok - a superblock remount updates every mount of it\n");
-}
-
-/* The kernel's SB_CHANGED record (kernel-abi of issue 14): every mount of the superblock. */
-static void test_sb_changed_record(FakeKernel *k, mw_watcher *m, Recorder *rec)
-{
-	uint64_t a, b, c, sb;
-	MountEvent ev;
-
-	a = fake_mount(k, fake_root(k), "a", "tmpfs");
-	b = fake_bind(k, a, fake_root(k), "b");
-	c = fake_bind(k, a, fake_root(k), "c");
-	fake_flush_queue(k);
-	snapshot(m, rec);
-	sb = table_get(m->table, a)->info.superblock_id;
-	assert_se(table_get(m->table, c)->info.superblock_id == sb);
-	/* The fake posts the old per-mount records: drop them, post SB_CHANGED instead. */
 	fake_remount_sb(k, b, "ro,size=2k");
-	fake_flush_queue(k);
-	ev = (MountEvent){ .type = MOUNT_EVENT_SB_CHANGED, .triggered_on = b, .auxiliary = sb };
-	assert_se(watcher_apply_event(m, &ev) == 0);
-	assert_se(watcher_finish_batch(m) == 0);
+	fake_umount(k, b);
+	drain_fake(m);
+	check_exact(m, k, "SB_CHANGED naming a mount gone since");
+	assert_se(!table_get(m->table, b));
 	assert_se(streq_ptr(table_get(m->table, a)->info.super_options, "ro,size=2k"));
-	assert_se(streq_ptr(table_get(m->table, b)->info.super_options, "ro,size=2k"));
 	assert_se(streq_ptr(table_get(m->table, c)->info.super_options, "ro,size=2k"));
-	assert_se(rec->changed == 3 && rec->superblock == 1);
-	printf("ok - an SB_CHANGED record updates every mount of the superblock\n");
+	assert_se(rec->superblock == 1 && rec->removed == 1);
+	printf("ok - an SB_CHANGED record naming a mount gone since updates the others\n");
 }
 
 /* Records about mounts already gone, twice-seen mounts, unknown IDs: no harm. */
@@ -839,6 +896,7 @@ int main(void)
 	run(test_counters_moves_batched, 64);
 	run(test_superblock_remount, 64);
 	run(test_sb_changed_record, 64);
+	run(test_pivot_root, 64);
 	run(test_watched_subtree, 64);
 	run(test_robustness, 64);
 	run(test_bounded_process, 4096);

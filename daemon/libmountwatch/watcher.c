@@ -14,8 +14,9 @@
  * The kernel posts a move's MOVE_FROM and MOVE_TO back to back, but a read
  * can fall between them. Ending the batch there would drop the moved tree
  * and read it back when MOVE_TO comes: the batch stays open this long for
- * MOVE_TO instead, once per batch (mw_watcher_get_timeout()). A mount moved
- * out of a watched subdirectory gets no MOVE_TO and is dropped after it.
+ * MOVE_TO instead, once per batch (mw_watcher_get_timeout()), while a mount
+ * that moved away has not arrived. A mount moved out of a watched
+ * subdirectory gets no MOVE_TO and is dropped after it.
  */
 #define MOVE_TO_WAIT_USEC 20000
 
@@ -257,9 +258,20 @@ _public_ int mw_watcher_get_resync_error(const mw_watcher *w)
 	return w->resync_pending ? w->resync_error : 0;
 }
 
+/*
+ * A mount that moved away has not arrived yet: its MOVE_TO may still come.
+ * Not only after a MOVE_FROM: pivot_root(2) posts the old root's MOVE_TO
+ * after the new root's, behind those of every mount below the new root.
+ */
 static bool waits_for_move_to(const mw_watcher *w)
 {
-	return w->last == MOUNT_EVENT_MOVE_FROM && w->n_detached > 0;
+	for (size_t i = 0; i < w->n_detached; i++) {
+		const Mount *e = table_get(w->table, w->detached[i]);
+
+		if (e && e->detached)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -327,7 +339,6 @@ _public_ int mw_watcher_process(mw_watcher *w)
 				break;
 			}
 		}
-		w->last = events[n - 1].type;
 	}
 	/* (more implies !lost: the loop stops reading at a loss.) */
 	if (!lost && waits_for_move_to(w)) {
@@ -348,7 +359,6 @@ _public_ int mw_watcher_process(mw_watcher *w)
 	/* More may be queued: call again at once, after the caller's other work. */
 	w->deadline = more ? now_usec() : UINT64_MAX;
 	w->waited = false;
-	w->last = MOUNT_EVENT_NEW_MOUNT;
 	r = watcher_finish_batch(w);
 	if (r < 0)
 		return r;

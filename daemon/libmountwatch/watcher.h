@@ -40,7 +40,6 @@ struct mw_watcher {
 	uint64_t resync_due, resync_backoff;
 	uint64_t *detached; /* unique IDs moved away during this batch */
 	size_t n_detached, n_detached_alloc;
-	MountEventType last;
 	bool waited;       /* this batch already waited for a MOVE_TO */
 	uint64_t deadline; /* CLOCK_MONOTONIC usec; UINT64_MAX: none */
 

@@ -113,10 +113,11 @@ enum mount_notification_subtype {
 	NOTIFY_MOUNT_SETATTR	= 4, /* Mount attributes changed */
 	NOTIFY_MOUNT_MOVE_FROM	= 5, /* Mount moved from here */
 	NOTIFY_MOUNT_MOVE_TO	= 6, /* Mount moved to here */
+	NOTIFY_MOUNT_SB_CHANGED	= 7, /* Superblock of a mount reconfigured */
 };
 
 #define NOTIFY_MOUNT_IN_SUBTREE		WATCH_INFO_FLAG_0 /* Event below the watched mount */
-#define NOTIFY_MOUNT_IS_NOW_RO		WATCH_INFO_FLAG_1 /* Mount changed to R/O */
+#define NOTIFY_MOUNT_IS_NOW_RO		WATCH_INFO_FLAG_1 /* Mount (or superblock) now R/O */
 #define NOTIFY_MOUNT_IS_SUBMOUNT	WATCH_INFO_FLAG_2 /* Kernel-made mount (automount) */
 
 /*
@@ -127,12 +128,14 @@ enum mount_notification_subtype {
  * Both IDs are 64-bit unique mount IDs, as statmount(2) and
  * statx(STATX_MNT_ID_UNIQUE) report them.  For NEW_MOUNT, UNMOUNT,
  * MOVE_FROM and MOVE_TO, @triggered_on is the parent whose set of children
- * changed and @auxiliary_mount is the child; otherwise @auxiliary_mount is 0.
+ * changed and @auxiliary_mount is the child.  For SB_CHANGED, @triggered_on
+ * is one watched mount of the superblock and @auxiliary_mount is the
+ * superblock's unique ID (not a mount ID).  Otherwise @auxiliary_mount is 0.
  */
 struct mount_notification {
 	struct watch_notification watch; /* WATCH_TYPE_MOUNT_NOTIFY */
 	__u64	triggered_on;		/* The mount that the notification was on */
-	__u64	auxiliary_mount;	/* Added/moved/removed mount or 0 */
+	__u64	auxiliary_mount;	/* Added/moved/removed mount, sb ID or 0 */
 };
 
 #endif /* _LINUX_WATCH_QUEUE_H */
