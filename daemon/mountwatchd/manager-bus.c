@@ -353,60 +353,33 @@ static const sd_bus_vtable manager_vtable[] = {
 
 /*
  * One getter for every Mount property: the vtable is built from the
- * property table (mount-info.h), so the names live in one place.
+ * property table (mount-info.h), the values come from mount_info_value(),
+ * so the names and the mapping live in one place.
  */
 static int property_mount(sd_bus *bus, const char *path, const char *interface,
 			  const char *property, sd_bus_message *reply, void *userdata,
 			  sd_bus_error *error)
 {
 	const MountInfo *i = userdata;
+	MountValue v;
 	char buf[128];
 	unsigned p;
 
 	for (p = 0; p < _MW_FIELD_MAX; p++)
 		if (streq_ptr(mount_properties[p].name, property))
 			break;
-	switch (p) {
-	case MW_FIELD_UNIQUE_ID:
-		return sd_bus_message_append(reply, "t", i->unique_id);
-	case MW_FIELD_MOUNT_ID:
-		return sd_bus_message_append(reply, "u", i->mnt_id);
-	case MW_FIELD_PARENT_UNIQUE_ID:
-		return sd_bus_message_append(reply, "t", i->parent_unique_id);
-	case MW_FIELD_PARENT_ID:
-		return sd_bus_message_append(reply, "u", i->parent_id);
-	case MW_FIELD_MOUNT_POINT:
-		return sd_bus_message_append(reply, "s", i->mount_point ?: "");
-	case MW_FIELD_ROOT:
-		return sd_bus_message_append(reply, "s", i->root ?: "");
-	case MW_FIELD_SOURCE:
-		return sd_bus_message_append(reply, "s", i->source ?: "");
-	case MW_FIELD_FS_TYPE:
-		return sd_bus_message_append(reply, "s", i->fstype ?: "");
-	case MW_FIELD_OPTIONS:
-		(void)mount_info_options(i, buf, sizeof(buf));
-		return sd_bus_message_append(reply, "s", buf);
-	case MW_FIELD_SUPER_OPTIONS:
-		return sd_bus_message_append(reply, "s", i->super_options ?: "");
-	case MW_FIELD_ATTRIBUTES:
-		return sd_bus_message_append(reply, "t", i->attributes);
-	case MW_FIELD_READ_ONLY:
-		return sd_bus_message_append(reply, "b", (int)mount_info_read_only(i));
-	case MW_FIELD_PROPAGATION:
-		return sd_bus_message_append(reply, "s", propagation_to_string(i->propagation));
-	case MW_FIELD_PEER_GROUP:
-		return sd_bus_message_append(reply, "u", i->peer_group);
-	case MW_FIELD_MASTER_GROUP:
-		return sd_bus_message_append(reply, "u", i->master_group);
-	case MW_FIELD_SUPERBLOCK_ID:
-		return sd_bus_message_append(reply, "t", i->superblock_id);
-	case MW_FIELD_DEVICE:
-		snprintf(buf, sizeof(buf), "%u:%u", i->dev_major, i->dev_minor);
-		return sd_bus_message_append(reply, "s", buf);
-	case MW_FIELD_CHANGE_COUNT:
-		return sd_bus_message_append(reply, "t", i->notify_sum);
+	if (mount_info_value(i, p, buf, &v) < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s.", property);
+	switch (mount_properties[p].signature[0]) {
+	case 's':
+		return sd_bus_message_append(reply, "s", v.s);
+	case 'b':
+		return sd_bus_message_append(reply, "b", (int)v.b);
+	case 'u':
+		return sd_bus_message_append(reply, "u", (uint32_t)v.u);
+	default:
+		return sd_bus_message_append(reply, "t", v.u);
 	}
-	return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s.", property);
 }
 
 static sd_bus_vtable mount_vtable[_MW_FIELD_MAX + 2];
