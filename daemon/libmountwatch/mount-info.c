@@ -175,6 +175,77 @@ int mount_info_options(const MountInfo *info, char *buf, size_t size)
 	return 0;
 }
 
+int mount_info_value(const MountInfo *info, unsigned prop, char buf[static 128], MountValue *ret)
+{
+	MountValue v = {};
+
+	switch (prop) {
+	case MW_FIELD_UNIQUE_ID:
+		v.u = info->unique_id;
+		break;
+	case MW_FIELD_MOUNT_ID:
+		v.u = info->mnt_id;
+		break;
+	case MW_FIELD_PARENT_UNIQUE_ID:
+		v.u = info->parent_unique_id;
+		break;
+	case MW_FIELD_PARENT_ID:
+		v.u = info->parent_id;
+		break;
+	case MW_FIELD_MOUNT_POINT:
+		v.s = info->mount_point;
+		break;
+	case MW_FIELD_ROOT:
+		v.s = info->root;
+		break;
+	case MW_FIELD_SOURCE:
+		v.s = info->source;
+		break;
+	case MW_FIELD_FS_TYPE:
+		v.s = info->fstype;
+		break;
+	case MW_FIELD_OPTIONS:
+		buf[0] = 0;
+		(void)mount_info_options(info, buf, 128);
+		v.s = buf;
+		break;
+	case MW_FIELD_SUPER_OPTIONS:
+		v.s = info->super_options;
+		break;
+	case MW_FIELD_ATTRIBUTES:
+		v.u = info->attributes;
+		break;
+	case MW_FIELD_READ_ONLY:
+		v.b = mount_info_read_only(info);
+		break;
+	case MW_FIELD_PROPAGATION:
+		v.s = propagation_to_string(info->propagation);
+		break;
+	case MW_FIELD_PEER_GROUP:
+		v.u = info->peer_group;
+		break;
+	case MW_FIELD_MASTER_GROUP:
+		v.u = info->master_group;
+		break;
+	case MW_FIELD_SUPERBLOCK_ID:
+		v.u = info->superblock_id;
+		break;
+	case MW_FIELD_DEVICE:
+		snprintf(buf, 128, "%u:%u", info->dev_major, info->dev_minor);
+		v.s = buf;
+		break;
+	case MW_FIELD_CHANGE_COUNT:
+		v.u = info->notify_sum;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (mount_properties[prop].signature[0] == 's' && !v.s)
+		v.s = "";
+	*ret = v;
+	return 0;
+}
+
 static const char *const propagation_names[] = {
 	[MW_PROPAGATION_UNKNOWN] = "unknown",
 	[MW_PROPAGATION_UNBINDABLE] = "unbindable",

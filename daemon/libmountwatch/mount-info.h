@@ -37,6 +37,22 @@ extern const MountProperty mount_properties[_MW_FIELD_MAX];
 /* Bitmask of the properties whose changes are announced. */
 uint32_t mount_properties_announced(void);
 
+/* One property's value, typed by mount_properties[].signature. */
+typedef struct MountValue {
+	uint64_t u;    /* "t", "u" */
+	const char *s; /* "s": never NULL; points into the record or into the caller's buffer */
+	bool b;        /* "b" */
+} MountValue;
+
+/*
+ * The value of property prop (MW_FIELD_*) of info, as the bus shows it: the
+ * one place that maps the record to its properties (the bus getter and
+ * ListMountsByFileDescriptor both read it). buf holds a derived string
+ * (Options, Device) and must outlive *ret. Returns 0, or -EINVAL for an
+ * unknown prop.
+ */
+int mount_info_value(const MountInfo *info, unsigned prop, char buf[static 128], MountValue *ret);
+
 void mount_info_done(MountInfo *info);
 /* Makes every string valid UTF-8 (see utf8_escape_invalid()), and "" of a NULL one. */
 int mount_info_sanitize(MountInfo *info);

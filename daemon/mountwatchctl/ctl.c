@@ -398,8 +398,106 @@ static int get_all_mounts_paged(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 }
 
 /*
- * Every mount with every property, from one GetManagedObjects call; one by
- * one when the daemon refuses that reply as too large for the bus.
+ * Parses ListMountsByFileDescriptor's table (org.mountwatch.MountWatch1(5)):
+ * the header names the columns, a column this client does not know is
+ * skipped. Returns 0 or -errno.
+ */
+static int parse_mount_table(char *text, size_t len, CtlMount **ret, size_t *ret_n)
+{
+	char *header[_MW_FIELD_MAX + 64], *fields[ELEMENTSOF(header)], *line, *next;
+	int cols[ELEMENTSOF(header)]; /* by position: a MW_FIELD_*, or -1 */
+	CtlMount *l = NULL;
+	size_t n = 0, allocated = 0;
+	int n_cols, path_col = -1, r = 0;
+
+	if (len == 0 || memchr(text, 0, len) || text[len - 1] != '\n')
+		return -EBADMSG;
+	next = strchr(text, '\n');
+	*next++ = 0;
+	n_cols = text_split(text, header, ELEMENTSOF(header));
+	if (n_cols < 0)
+		return n_cols;
+	for (int c = 0; c < n_cols; c++) {
+		cols[c] = ctl_column_from_string(header[c]);
+		if (streq_ptr(header[c], MW_TABLE_OBJECT_PATH))
+			path_col = c;
+	}
+	if (path_col < 0)
+		return -EBADMSG;
+	while (r >= 0 && *(line = next)) {
+		CtlMount *m;
+
+		next = strchr(line, '\n');
+		*next++ = 0;
+		if (text_split(line, fields, ELEMENTSOF(fields)) != n_cols) {
+			r = -EBADMSG;
+			break;
+		}
+		m = append(&l, &n, &allocated, fields[path_col]);
+		if (!m)
+			r = -ENOMEM;
+		for (int c = 0; c < n_cols && r >= 0; c++)
+			if (cols[c] >= 0)
+				r = ctl_mount_set(m, (unsigned)cols[c], fields[c]) < 0 ? -EBADMSG : 0;
+	}
+	if (r < 0) {
+		ctl_mounts_free(l, n);
+		return r;
+	}
+	*ret = l;
+	*ret_n = n;
+	return 0;
+}
+
+/*
+ * Every mount with every property from one ListMountsByFileDescriptor
+ * call. Returns 0, 1 when this way is not open (an older daemon without the
+ * method, or a connection without fd passing): the caller asks one by one
+ * then; or a negative exit status.
+ */
+static int get_all_mounts_by_fd(sd_bus *bus, CtlMount **ret, size_t *ret_n)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *call_m = NULL, *reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	_cleanup_free_ char *text = NULL;
+	size_t size = 0, len;
+	uint64_t generation;
+	int r, fd;
+
+	if (sd_bus_can_send(bus, SD_BUS_TYPE_UNIX_FD) <= 0)
+		return 1;
+	r = sd_bus_message_new_method_call(bus, &call_m, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE,
+					   "ListMountsByFileDescriptor");
+	if (r >= 0 && arg_no_start)
+		r = sd_bus_message_set_auto_start(call_m, 0);
+	if (r >= 0)
+		r = sd_bus_call(bus, call_m, 0, &error, &reply);
+	if (r < 0 && sd_bus_error_has_names(&error, SD_BUS_ERROR_UNKNOWN_METHOD, SD_BUS_ERROR_NOT_SUPPORTED)) {
+		sd_bus_error_free(&error);
+		return 1;
+	}
+	if (r < 0) {
+		r = bus_failure("list mounts", &error, r);
+		sd_bus_error_free(&error);
+		return -r;
+	}
+	r = sd_bus_message_read(reply, "th", &generation, &fd);
+	if (r >= 0)
+		r = read_full(fd, &text, &size, &len); /* the message owns fd */
+	if (r >= 0)
+		r = parse_mount_table(text, len, ret, ret_n);
+	if (r < 0) {
+		fprintf(stderr, "Failed to read the mount table from its file descriptor: %s\n", strerror(-r));
+		return -EXIT_FAIL;
+	}
+	return 0;
+}
+
+/*
+ * Every mount with every property, from one GetManagedObjects call; when
+ * the daemon refuses that reply as too large for the bus, from a file
+ * descriptor (ListMountsByFileDescriptor), or one by one from a daemon
+ * that has no such method.
  */
 static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 {
@@ -418,6 +516,9 @@ static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 		r = sd_bus_call(bus, call_m, 0, &error, &reply);
 	if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_LIMITS_EXCEEDED)) {
 		sd_bus_error_free(&error);
+		r = get_all_mounts_by_fd(bus, ret, ret_n);
+		if (r != 1)
+			return r;
 		return get_all_mounts_paged(bus, ret, ret_n);
 	}
 	if (r < 0) {

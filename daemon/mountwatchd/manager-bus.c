@@ -4,7 +4,9 @@
  * (SPEC.md, "D-Bus API"). The per-mount objects are a fallback vtable with
  * a node enumerator, so they cost no memory beyond the table itself.
  */
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
 
 #include "manager-bus.h"
 #include "mount-info.h"
@@ -173,6 +175,116 @@ static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_er
 	return sd_bus_send(NULL, reply, NULL);
 }
 
+/*
+ * The table as text (the format is org.mountwatch.MountWatch1(5)'s, under
+ * ListMountsByFileDescriptor): a header line naming the columns, then one
+ * line per mount in ListMounts' order. The columns are the object path and
+ * every Mount property, by the property table, so a property added there
+ * is a column here too. Returns 0 or -errno.
+ */
+static int write_mount_table(Manager *m, FILE *f)
+{
+	const MountInfo *e;
+	size_t i = 0;
+	int r = 0;
+
+	fputs(MW_TABLE_OBJECT_PATH, f);
+	for (unsigned p = 0; p < _MW_FIELD_MAX; p++)
+		fprintf(f, "\t%s", mount_properties[p].name);
+	putc('\n', f);
+	while (r >= 0 && mw_watcher_iterate(m->watcher, &i, &e)) {
+		char path[64];
+
+		mount_object_path(e->unique_id, path);
+		r = text_field_write(f, path);
+		for (unsigned p = 0; r >= 0 && p < _MW_FIELD_MAX; p++) {
+			MountValue v;
+			char buf[128];
+
+			r = mount_info_value(e, p, buf, &v);
+			if (r < 0)
+				break;
+			putc('\t', f);
+			switch (mount_properties[p].signature[0]) {
+			case 's':
+				r = text_field_write(f, v.s);
+				break;
+			case 'b':
+				fputs(v.b ? "true" : "false", f);
+				break;
+			default:
+				fprintf(f, "%" PRIu64, v.u);
+			}
+		}
+		putc('\n', f);
+	}
+	if (r < 0)
+		return r;
+	return ferror(f) ? -EIO : 0;
+}
+
+/* The seals that make the memfd read-only for good, for the receiver to check with F_GET_SEALS. */
+#define TABLE_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
+
+/*
+ * The table in a sealed memfd, its offset at 0 (the daemon closes its copy
+ * once the reply holds one, so the receiver alone moves it). Returns the fd
+ * or -errno.
+ */
+static int mount_table_memfd(Manager *m)
+{
+	_cleanup_close_ int fd = -1;
+	FILE *f;
+	int r, dup_fd;
+
+	fd = memfd_create("mountwatch-mounts", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (dup_fd < 0)
+		return -errno;
+	f = fdopen(dup_fd, "w");
+	if (!f) {
+		r = -errno;
+		(void)close(dup_fd);
+		return r;
+	}
+	r = write_mount_table(m, f);
+	if (fclose(f) != 0 && r >= 0)
+		r = -errno;
+	if (r < 0)
+		return r;
+	if (fcntl(fd, F_ADD_SEALS, TABLE_SEALS) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	return TAKE_FD(fd);
+}
+
+/*
+ * ListMounts without the bus's message size limit (as systemd's
+ * DumpByFileDescriptor): the table goes into a sealed memfd and only the
+ * fd crosses the bus. A connection that cannot pass fds is refused here;
+ * on a bus, that is this daemon's own connection (see the man page for a
+ * caller whose connection cannot).
+ */
+static int method_list_mounts_by_fd(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	_cleanup_close_ int fd = -1;
+	Manager *m = userdata;
+	int r;
+
+	r = sd_bus_can_send(sd_bus_message_get_bus(message), SD_BUS_TYPE_UNIX_FD);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_NOT_SUPPORTED,
+					 "ListMountsByFileDescriptor: this connection does not pass file "
+					 "descriptors; call ListMounts instead.");
+	fd = mount_table_memfd(m);
+	if (fd < 0)
+		return sd_bus_error_set_errnof(error, fd, "Failed to write the mount table to a memfd: %m");
+	return sd_bus_reply_method_return(message, "th", manager_generation(m), fd);
+}
+
 static int method_get_mount(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
 	Manager *m = userdata;
@@ -325,6 +437,9 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("ListMounts", SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("t", generation, "a(totsss)", mounts),
 				method_list_mounts, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("ListMountsByFileDescriptor", SD_BUS_NO_ARGS,
+				SD_BUS_RESULT("t", generation, "h", fd),
+				method_list_mounts_by_fd, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("GetMount", SD_BUS_ARGS("t", unique_id),
 				SD_BUS_RESULT("o", mount), method_get_mount, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("GetMountByPath", SD_BUS_ARGS("s", mount_point),
@@ -353,60 +468,33 @@ static const sd_bus_vtable manager_vtable[] = {
 
 /*
  * One getter for every Mount property: the vtable is built from the
- * property table (mount-info.h), so the names live in one place.
+ * property table (mount-info.h), the values come from mount_info_value(),
+ * so the names and the mapping live in one place.
  */
 static int property_mount(sd_bus *bus, const char *path, const char *interface,
 			  const char *property, sd_bus_message *reply, void *userdata,
 			  sd_bus_error *error)
 {
 	const MountInfo *i = userdata;
+	MountValue v;
 	char buf[128];
 	unsigned p;
 
 	for (p = 0; p < _MW_FIELD_MAX; p++)
 		if (streq_ptr(mount_properties[p].name, property))
 			break;
-	switch (p) {
-	case MW_FIELD_UNIQUE_ID:
-		return sd_bus_message_append(reply, "t", i->unique_id);
-	case MW_FIELD_MOUNT_ID:
-		return sd_bus_message_append(reply, "u", i->mnt_id);
-	case MW_FIELD_PARENT_UNIQUE_ID:
-		return sd_bus_message_append(reply, "t", i->parent_unique_id);
-	case MW_FIELD_PARENT_ID:
-		return sd_bus_message_append(reply, "u", i->parent_id);
-	case MW_FIELD_MOUNT_POINT:
-		return sd_bus_message_append(reply, "s", i->mount_point ?: "");
-	case MW_FIELD_ROOT:
-		return sd_bus_message_append(reply, "s", i->root ?: "");
-	case MW_FIELD_SOURCE:
-		return sd_bus_message_append(reply, "s", i->source ?: "");
-	case MW_FIELD_FS_TYPE:
-		return sd_bus_message_append(reply, "s", i->fstype ?: "");
-	case MW_FIELD_OPTIONS:
-		(void)mount_info_options(i, buf, sizeof(buf));
-		return sd_bus_message_append(reply, "s", buf);
-	case MW_FIELD_SUPER_OPTIONS:
-		return sd_bus_message_append(reply, "s", i->super_options ?: "");
-	case MW_FIELD_ATTRIBUTES:
-		return sd_bus_message_append(reply, "t", i->attributes);
-	case MW_FIELD_READ_ONLY:
-		return sd_bus_message_append(reply, "b", (int)mount_info_read_only(i));
-	case MW_FIELD_PROPAGATION:
-		return sd_bus_message_append(reply, "s", propagation_to_string(i->propagation));
-	case MW_FIELD_PEER_GROUP:
-		return sd_bus_message_append(reply, "u", i->peer_group);
-	case MW_FIELD_MASTER_GROUP:
-		return sd_bus_message_append(reply, "u", i->master_group);
-	case MW_FIELD_SUPERBLOCK_ID:
-		return sd_bus_message_append(reply, "t", i->superblock_id);
-	case MW_FIELD_DEVICE:
-		snprintf(buf, sizeof(buf), "%u:%u", i->dev_major, i->dev_minor);
-		return sd_bus_message_append(reply, "s", buf);
-	case MW_FIELD_CHANGE_COUNT:
-		return sd_bus_message_append(reply, "t", i->notify_sum);
+	if (mount_info_value(i, p, buf, &v) < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s.", property);
+	switch (mount_properties[p].signature[0]) {
+	case 's':
+		return sd_bus_message_append(reply, "s", v.s);
+	case 'b':
+		return sd_bus_message_append(reply, "b", (int)v.b);
+	case 'u':
+		return sd_bus_message_append(reply, "u", (uint32_t)v.u);
+	default:
+		return sd_bus_message_append(reply, "t", v.u);
 	}
-	return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s.", property);
 }
 
 static sd_bus_vtable mount_vtable[_MW_FIELD_MAX + 2];

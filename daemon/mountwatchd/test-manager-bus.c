@@ -3,12 +3,15 @@
  * Unit tests for manager-bus.c: a forked server runs the manager on the
  * fake kernel behind a direct (peer-to-peer) sd-bus connection, and the
  * client calls the API as SPEC.md fixes it: properties, ListMounts,
- * GetMount, GetMountByPath, WaitForMount (answer and timeout), Resync,
+ * ListMountsByFileDescriptor (its sealed memfd against ListMounts, and
+ * its refusal on a connection without fd passing), GetMount,
+ * GetMountByPath, WaitForMount (answer and timeout), Resync,
  * ObjectManager, per-mount properties, and the signals with generations.
  * A test-only interface lets the client make the fake kernel mount things,
  * count the WaitForMount calls waiting (PendingWaits), make the next
- * resyncs fail (FailListings), make a storm (Storm) and lower the most a
- * reply with the whole table may take (SetReplyLimit); the server's
+ * resyncs fail (FailListings), make a storm (Storm), lower the most a
+ * reply with the whole table may take (SetReplyLimit) and answer as a
+ * daemon without ListMountsByFileDescriptor (HideFdListing); the server's
  * sd_notify() messages come to a socket of the client's (NOTIFY_SOCKET).
  *
  * With --introspect it prints what the manager object and one mount object
@@ -18,9 +21,12 @@
  * under the real name, for tests/check-ctl to run mountwatchctl against.
  */
 #include "check.h"
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
@@ -118,6 +124,26 @@ static int method_fail_listings(sd_bus_message *m, void *userdata, sd_bus_error 
 	return sd_bus_reply_method_return(m, NULL);
 }
 
+/* Set by HideFdListing: the server answers as a daemon from before ListMountsByFileDescriptor. */
+static int hide_fd_listing;
+
+static int method_hide_fd_listing(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	int r;
+
+	r = sd_bus_message_read(m, "b", &hide_fd_listing);
+	if (r < 0)
+		return r;
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static int filter_hide_fd_listing(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	if (hide_fd_listing && sd_bus_message_is_method_call(m, MW_MANAGER_IFACE, "ListMountsByFileDescriptor"))
+		return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_METHOD, "Unknown method (hidden by the test).");
+	return 0;
+}
+
 static int method_pending_waits(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	return sd_bus_reply_method_return(m, "u", (uint32_t)manager->waits.n);
@@ -131,6 +157,7 @@ static const sd_bus_vtable test_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("Storm", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_storm, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetReplyLimit", SD_BUS_ARGS("t", bytes), SD_BUS_NO_ARGS, method_set_reply_limit, 0),
 	SD_BUS_METHOD_WITH_ARGS("FailListings", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_fail_listings, 0),
+	SD_BUS_METHOD_WITH_ARGS("HideFdListing", SD_BUS_ARGS("b", hide), SD_BUS_NO_ARGS, method_hide_fd_listing, 0),
 	SD_BUS_METHOD_WITH_ARGS("PendingWaits", SD_BUS_NO_ARGS, SD_BUS_RESULT("u", n), method_pending_waits, 0),
 	SD_BUS_VTABLE_END,
 };
@@ -170,6 +197,7 @@ static void server(int fd)
 	}
 	assert_se(sd_bus_start(bus) >= 0);
 	assert_se(sd_bus_add_object_vtable(bus, NULL, MW_MANAGER_PATH, TEST_IFACE, test_vtable, NULL) == 0);
+	assert_se(sd_bus_add_filter(bus, NULL, filter_hide_fd_listing, NULL) >= 0);
 	assert_se(sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local", NULL, NULL, "Disconnected",
 				   on_disconnect, NULL) >= 0);
 	assert_se(manager_bus_setup(manager, bus) == 0);
@@ -424,6 +452,129 @@ static int introspect(void)
 	return 0;
 }
 
+/*
+ * ListMountsByFileDescriptor against ListMounts: the same generation, the
+ * same mounts in the same order with the same six fields, each line as many
+ * fields as the header names, the columns every Mount property; the memfd
+ * sealed against every change. With limit, ListMountsByFileDescriptor is
+ * called while the daemon refuses ListMounts (a reply limit that small),
+ * and ListMounts after the limit is lifted. Returns the number of mounts.
+ */
+static unsigned check_list_by_fd(uint64_t limit, const char *raw_needle)
+{
+	sd_bus_message *reply = NULL, *fd_reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	_cleanup_free_ char *text = NULL;
+	char *header[_MW_FIELD_MAX + 2], *fields[ELEMENTSOF(header)], *line, *next;
+	const char *path, *point, *fstype, *source;
+	uint64_t gen, fd_gen, id, parent;
+	size_t size = 0, len;
+	unsigned n = 0;
+	int fd, ncols;
+	struct stat st;
+
+	if (limit) {
+		assert_se(call(&reply, &error, TEST_IFACE, "SetReplyLimit", "t", limit) >= 0);
+		reply = sd_bus_message_unref(reply);
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) < 0);
+		assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_LIMITS_EXCEEDED));
+		sd_bus_error_free(&error);
+	}
+	assert_se(call(&fd_reply, &error, MW_MANAGER_IFACE, "ListMountsByFileDescriptor", NULL) >= 0);
+	assert_se(sd_bus_message_read(fd_reply, "th", &fd_gen, &fd) > 0);
+	if (limit) {
+		assert_se(call(&reply, &error, TEST_IFACE, "SetReplyLimit", "t", (uint64_t)0) >= 0);
+		reply = sd_bus_message_unref(reply);
+	}
+
+	/* Sealed: no write, no resize, no new seal; the content is fixed for good. */
+	assert_se(fcntl(fd, F_GET_SEALS) == (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL));
+	assert_se(fstat(fd, &st) == 0 && st.st_size > 0);
+	assert_se(pwrite(fd, "x", 1, 0) < 0 && errno == EPERM);
+	assert_se(ftruncate(fd, 0) < 0 && errno == EPERM);
+	assert_se(ftruncate(fd, st.st_size + 4096) < 0 && errno == EPERM);
+	assert_se(fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) < 0 && errno == EPERM);
+	assert_se(mmap(NULL, (size_t)st.st_size, PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED);
+	assert_se(lseek(fd, 0, SEEK_CUR) == 0);
+	assert_se(read_full(fd, &text, &size, &len) == 0 && len == (size_t)st.st_size);
+	fd_reply = sd_bus_message_unref(fd_reply);
+	assert_se(!raw_needle || strstr(text, raw_needle));
+
+	/* The header: the object path, then every Mount property in the table's order. */
+	next = strchr(text, '\n');
+	assert_se(next && text[len - 1] == '\n');
+	*next++ = 0;
+	ncols = text_split(text, header, ELEMENTSOF(header));
+	assert_se(ncols == _MW_FIELD_MAX + 1 && streq_ptr(header[0], MW_TABLE_OBJECT_PATH));
+	for (unsigned p = 0; p < _MW_FIELD_MAX; p++)
+		assert_se(streq_ptr(header[p + 1], mount_properties[p].name));
+
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0);
+	assert_se(sd_bus_message_read(reply, "t", &gen) > 0 && gen == fd_gen);
+	assert_se(sd_bus_message_enter_container(reply, 'a', "(totsss)") > 0);
+	while (sd_bus_message_read(reply, "(totsss)", &id, &path, &parent, &point, &fstype, &source) > 0) {
+		char num[32];
+
+		line = next;
+		assert_se(*line);
+		next = strchr(line, '\n');
+		*next++ = 0;
+		assert_se(text_split(line, fields, ELEMENTSOF(fields)) == ncols);
+		snprintf(num, sizeof(num), "%" PRIu64, id);
+		assert_se(streq_ptr(fields[1 + MW_FIELD_UNIQUE_ID], num));
+		assert_se(streq_ptr(fields[0], path));
+		snprintf(num, sizeof(num), "%" PRIu64, parent);
+		assert_se(streq_ptr(fields[1 + MW_FIELD_PARENT_UNIQUE_ID], num));
+		assert_se(streq_ptr(fields[1 + MW_FIELD_MOUNT_POINT], point));
+		assert_se(streq_ptr(fields[1 + MW_FIELD_FS_TYPE], fstype));
+		assert_se(streq_ptr(fields[1 + MW_FIELD_SOURCE], source));
+		assert_se(streq_ptr(fields[1 + MW_FIELD_OPTIONS], "rw,relatime"));
+		assert_se(streq_ptr(fields[1 + MW_FIELD_READ_ONLY], "false"));
+		n++;
+	}
+	assert_se(*next == 0); /* no line more than ListMounts has */
+	reply = sd_bus_message_unref(reply);
+	return n;
+}
+
+/*
+ * A peer whose connection does not pass fds gets NotSupported from
+ * ListMountsByFileDescriptor, and the daemon goes on serving it.
+ */
+static void check_list_by_fd_without_fd_passing(void)
+{
+	sd_bus_message *reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus *saved = client;
+	int fds[2], status;
+	pid_t pid;
+
+	assert_se(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+	pid = fork();
+	assert_se(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		server(fds[1]);
+	}
+	close(fds[1]);
+	assert_se(sd_bus_new(&client) == 0);
+	assert_se(sd_bus_set_fd(client, fds[0], fds[0]) == 0);
+	assert_se(sd_bus_set_anonymous(client, 1) == 0);
+	assert_se(sd_bus_negotiate_fds(client, 0) == 0);
+	assert_se(sd_bus_start(client) == 0);
+	assert_se(sd_bus_can_send(client, SD_BUS_TYPE_UNIX_FD) == 0);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMountsByFileDescriptor", NULL) < 0);
+	assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_NOT_SUPPORTED));
+	assert_se(strstr(error.message, "file descriptors") && strstr(error.message, "ListMounts"));
+	sd_bus_error_free(&error);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0);
+	reply = sd_bus_message_unref(reply);
+	sd_bus_flush_close_unref(client);
+	client = saved;
+	assert_se(waitpid(pid, &status, 0) == pid);
+	assert_se(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(int argc, char *argv[])
 {
 	sd_bus_message *reply = NULL;
@@ -500,6 +651,11 @@ int main(int argc, char *argv[])
 	assert_se(n == 3);
 	reply = sd_bus_message_unref(reply);
 	printf("ok - ListMounts returns the generation and every mount\n");
+
+	assert_se(check_list_by_fd(0, NULL) == 3);
+	printf("ok - ListMountsByFileDescriptor: a sealed memfd with ListMounts' mounts and generation\n");
+	check_list_by_fd_without_fd_passing();
+	printf("ok - ListMountsByFileDescriptor without fd passing: NotSupported, the daemon serves on\n");
 
 	/* GetMountByPath, GetMount, per-mount properties. */
 	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "//home/") >= 0);
@@ -703,6 +859,23 @@ int main(int argc, char *argv[])
 		assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Overruns") == 0);
 		printf("ok - a storm of 3000 records: a call is answered half way (%" PRIu64
 		       " applied), the rest follows by itself\n", during - before);
+	}
+
+	/* The whole table where ListMounts is refused, odd bytes in a mount point too. */
+	{
+		uint64_t count, odd;
+
+		assert_se(call(&reply, &error, TEST_IFACE, "Mount", "s", "odd\ttab\nline\\back\033esc") >= 0);
+		assert_se(sd_bus_message_read(reply, "t", &odd) > 0);
+		reply = sd_bus_message_unref(reply);
+		assert_se(sd_bus_get_property_trivial(client, NULL, MW_MANAGER_PATH, MW_MANAGER_IFACE,
+						   "MountCount", &error, 'u', &u) >= 0);
+		count = check_list_by_fd(1000, "/odd\\011tab\\012line\\134back\\033esc\t");
+		assert_se(count == u && count > 3000);
+		printf("ok - ListMountsByFileDescriptor: %" PRIu64 " mounts where ListMounts is refused, "
+		       "odd bytes escaped\n", count);
+		assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", odd) >= 0);
+		reply = sd_bus_message_unref(reply);
 	}
 
 	sd_bus_flush_close_unref(client);

@@ -99,6 +99,57 @@ int path_normalize(const char *path, char **ret)
 	return 0;
 }
 
+int text_field_write(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\\' || *p < 0x20 || *p == 0x7f) {
+			if (fprintf(f, "\\%03o", *p) < 0)
+				return -EIO;
+		} else if (putc(*p, f) == EOF)
+			return -EIO;
+	}
+	return 0;
+}
+
+static bool is_octal(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+void text_field_unescape(char *s)
+{
+	char *o = s;
+
+	while (*s) {
+		if (s[0] == '\\' && is_octal(s[1]) && is_octal(s[2]) && is_octal(s[3]) && s[1] <= '3') {
+			*o++ = (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
+			s += 4;
+		} else
+			*o++ = *s++;
+	}
+	*o = 0;
+}
+
+int text_split(char *line, char **fields, size_t max)
+{
+	size_t n = 0;
+
+	for (char *p = line;; p++) {
+		char *tab = strchr(p, '\t');
+
+		if (n == max)
+			return -EBADMSG;
+		fields[n++] = p;
+		if (!tab)
+			break;
+		*tab = 0;
+		p = tab;
+	}
+	for (size_t i = 0; i < n; i++)
+		text_field_unescape(fields[i]);
+	return (int)n;
+}
+
 /* Length of the valid UTF-8 sequence at p, 0 if invalid. */
 static size_t utf8_sequence(const unsigned char *p)
 {

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -107,6 +108,20 @@ int path_normalize(const char *path, char **ret);
  * written as mountinfo writes odd bytes ("\\ooo" octal).
  */
 int utf8_escape_invalid(const char *s, char **ret);
+
+/*
+ * The text table of ListMountsByFileDescriptor (org.mountwatch.MountWatch1(5)):
+ * fields separated by a TAB, lines ended by a LF; in a field, a backslash
+ * and every control byte (below 0x20, and 0x7f) is written as a backslash and
+ * three octal digits ("\\011" for TAB), as /proc/self/mountinfo writes odd
+ * bytes. text_field_write() writes s so to f (0 or -EIO);
+ * text_field_unescape() undoes it in place; text_split() cuts a line (no
+ * LF) in place at each TAB into up to max fields, unescapes each and
+ * returns how many there are, or -EBADMSG if there are more than max.
+ */
+int text_field_write(FILE *f, const char *s);
+void text_field_unescape(char *s);
+int text_split(char *line, char **fields, size_t max);
 
 /*
  * Reads all of fd, from offset 0, into *buf: a buffer that grows as needed
