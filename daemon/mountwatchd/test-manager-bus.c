@@ -537,16 +537,10 @@ static unsigned check_list_by_fd(uint64_t limit, const char *raw_needle)
 	return n;
 }
 
-/*
- * A peer whose connection does not pass fds gets NotSupported from
- * ListMountsByFileDescriptor, and the daemon goes on serving it.
- */
-static void check_list_by_fd_without_fd_passing(void)
+/* A daemon on the fake kernel in a child, and client a direct connection to it. */
+static pid_t connect_server(bool pass_fds)
 {
-	sd_bus_message *reply = NULL;
-	sd_bus_error error = SD_BUS_ERROR_NULL;
-	sd_bus *saved = client;
-	int fds[2], status;
+	int fds[2];
 	pid_t pid;
 
 	assert_se(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
@@ -560,8 +554,24 @@ static void check_list_by_fd_without_fd_passing(void)
 	assert_se(sd_bus_new(&client) == 0);
 	assert_se(sd_bus_set_fd(client, fds[0], fds[0]) == 0);
 	assert_se(sd_bus_set_anonymous(client, 1) == 0);
-	assert_se(sd_bus_negotiate_fds(client, 0) == 0);
+	assert_se(sd_bus_negotiate_fds(client, pass_fds) == 0);
 	assert_se(sd_bus_start(client) == 0);
+	return pid;
+}
+
+/*
+ * A peer whose connection does not pass fds gets NotSupported from
+ * ListMountsByFileDescriptor, and the daemon goes on serving it.
+ */
+static void check_list_by_fd_without_fd_passing(void)
+{
+	sd_bus_message *reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus *saved = client;
+	int status;
+	pid_t pid;
+
+	pid = connect_server(false);
 	assert_se(sd_bus_can_send(client, SD_BUS_TYPE_UNIX_FD) == 0);
 	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMountsByFileDescriptor", NULL) < 0);
 	assert_se(sd_bus_error_has_name(&error, SD_BUS_ERROR_NOT_SUPPORTED));
@@ -581,7 +591,7 @@ int main(int argc, char *argv[])
 	sd_bus_error error = SD_BUS_ERROR_NULL;
 	const char *path, *point, *fstype, *source;
 	uint64_t gen, id, parent, new_id;
-	int fds[2], status;
+	int status;
 	unsigned n = 0;
 	char *s, obj[64];
 	uint32_t u, a, rm, c;
@@ -591,19 +601,7 @@ int main(int argc, char *argv[])
 	if (argc > 1 && streq_ptr(argv[1], "--serve"))
 		server(-1);
 	notify_open();
-	assert_se(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-	pid = fork();
-	assert_se(pid >= 0);
-	if (pid == 0) {
-		close(fds[0]);
-		server(fds[1]);
-	}
-	close(fds[1]);
-
-	assert_se(sd_bus_new(&client) == 0);
-	assert_se(sd_bus_set_fd(client, fds[0], fds[0]) == 0);
-	assert_se(sd_bus_set_anonymous(client, 1) == 0);
-	assert_se(sd_bus_start(client) == 0);
+	pid = connect_server(true);
 	assert_se(sd_bus_add_match(client, NULL, "type='signal'", on_signal, NULL) >= 0);
 	if (argc > 1 && streq_ptr(argv[1], "--introspect"))
 		return introspect();
