@@ -108,24 +108,6 @@ static Backend *mi_close(Backend *base)
 	return NULL;
 }
 
-/* mountinfo writes space, tab, newline and backslash as "\ooo": in place. */
-static char *unescape(char *s)
-{
-	char *r = s, *w = s;
-
-	while (*r) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 4;
-		} else {
-			*w++ = *r++;
-		}
-	}
-	*w = 0;
-	return s;
-}
-
 static int dup_to(char **dst, const char *s)
 {
 	*dst = strdup(s);
@@ -194,12 +176,12 @@ static int parse_line(const char *raw, const MiTable *old, MiEntry *e)
 	super = strtok_r(NULL, " ", &save);
 	if (!fstype || !source || !super)
 		goto bad;
-	e->root = unescape(f[3]);
-	e->point = unescape(f[4]);
+	e->root = unescape_octal(f[3]);
+	e->point = unescape_octal(f[4]);
 	e->mnt_opts = f[5];
-	e->fstype = unescape(fstype);
-	e->source = unescape(source);
-	e->super_opts = unescape(super);
+	e->fstype = unescape_octal(fstype);
+	e->source = unescape_octal(source);
+	e->super_opts = unescape_octal(super);
 	return 0;
 bad:
 	free(e->block);

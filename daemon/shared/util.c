@@ -116,18 +116,19 @@ static bool is_octal(char c)
 	return c >= '0' && c <= '7';
 }
 
-void text_field_unescape(char *s)
+char *unescape_octal(char *s)
 {
-	char *o = s;
+	char *r = s, *w = s;
 
-	while (*s) {
-		if (s[0] == '\\' && is_octal(s[1]) && is_octal(s[2]) && is_octal(s[3]) && s[1] <= '3') {
-			*o++ = (char)(((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
-			s += 4;
+	while (*r) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && is_octal(r[2]) && is_octal(r[3])) {
+			*w++ = (char)(((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
+			r += 4;
 		} else
-			*o++ = *s++;
+			*w++ = *r++;
 	}
-	*o = 0;
+	*w = 0;
+	return s;
 }
 
 int text_split(char *line, char **fields, size_t max)
@@ -146,7 +147,7 @@ int text_split(char *line, char **fields, size_t max)
 		p = tab;
 	}
 	for (size_t i = 0; i < n; i++)
-		text_field_unescape(fields[i]);
+		unescape_octal(fields[i]);
 	return (int)n;
 }
 

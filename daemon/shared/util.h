@@ -114,14 +114,15 @@ int utf8_escape_invalid(const char *s, char **ret);
  * fields separated by a TAB, lines ended by a LF; in a field, a backslash
  * and every control byte (below 0x20, and 0x7f) is written as a backslash and
  * three octal digits ("\\011" for TAB), as /proc/self/mountinfo writes odd
- * bytes. text_field_write() writes s so to f (0 or -EIO);
- * text_field_unescape() undoes it in place; text_split() cuts a line (no
- * LF) in place at each TAB into up to max fields, unescapes each and
- * returns how many there are, or -EBADMSG if there are more than max.
+ * bytes. text_field_write() writes s so to f (0 or -EIO); text_split()
+ * cuts a line (no LF) in place at each TAB into up to max fields, unescapes
+ * each and returns how many there are, or -EBADMSG if there are more than max.
  */
 int text_field_write(FILE *f, const char *s);
-void text_field_unescape(char *s);
 int text_split(char *line, char **fields, size_t max);
+
+/* Undoes "\ooo" escapes (mountinfo's, and the text table's) in s, in place; returns s. */
+char *unescape_octal(char *s);
 
 /*
  * Reads all of fd, from offset 0, into *buf: a buffer that grows as needed

@@ -425,23 +425,6 @@ static int watch_rescan(Watcher *w, MountScan scan, void *userdata, bool ids_reu
 
 /* ---- (a) the classic watcher: /proc/self/mountinfo ---- */
 
-/* Undoes mountinfo's octal escapes (\040 and friends) in place. */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = 0;
-}
-
 /*
  * Reads the whole file from the start and splits it into entries, each
  * line's fields NUL-separated where parsed, its mount point unescaped.
@@ -486,7 +469,7 @@ static int mi_read(int fd, void *userdata, MountTable *t)
 				return -EBADMSG;
 			*sp = 0;
 		}
-		unescape(f[4]);
+		unescape_octal(f[4]);
 		e->mount_point = (size_t)(f[4] - t->str);
 		p = nl + 1;
 	}
