@@ -149,6 +149,25 @@ fail:
 }
 
 /*
+ * Calls a manager method without arguments and leaves the error to the
+ * caller, who may take some errors as an answer (LimitsExceeded,
+ * UnknownMethod). Returns sd_bus_call()'s result.
+ */
+static int call_manager(sd_bus *bus, const char *iface, const char *member, sd_bus_error *error,
+			sd_bus_message **reply)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	int r;
+
+	r = sd_bus_message_new_method_call(bus, &m, MW_BUS_NAME, MW_MANAGER_PATH, iface, member);
+	if (r >= 0 && arg_no_start)
+		r = sd_bus_message_set_auto_start(m, 0);
+	if (r >= 0)
+		r = sd_bus_call(bus, m, 0, error, reply);
+	return r;
+}
+
+/*
  * Enters the next entry of the open dict array (contents: the entry's key
  * and value types) and reads its key. Returns 0 after the last entry.
  */
@@ -457,7 +476,7 @@ static int parse_mount_table(char *text, size_t len, CtlMount **ret, size_t *ret
  */
 static int get_all_mounts_by_fd(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *call_m = NULL, *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	sd_bus_error error = SD_BUS_ERROR_NULL;
 	_cleanup_free_ char *text = NULL;
 	size_t size = 0, len;
@@ -466,12 +485,7 @@ static int get_all_mounts_by_fd(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 
 	if (sd_bus_can_send(bus, SD_BUS_TYPE_UNIX_FD) <= 0)
 		return 1;
-	r = sd_bus_message_new_method_call(bus, &call_m, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE,
-					   "ListMountsByFileDescriptor");
-	if (r >= 0 && arg_no_start)
-		r = sd_bus_message_set_auto_start(call_m, 0);
-	if (r >= 0)
-		r = sd_bus_call(bus, call_m, 0, &error, &reply);
+	r = call_manager(bus, MW_MANAGER_IFACE, "ListMountsByFileDescriptor", &error, &reply);
 	if (r < 0 && sd_bus_error_has_names(&error, SD_BUS_ERROR_UNKNOWN_METHOD, SD_BUS_ERROR_NOT_SUPPORTED)) {
 		sd_bus_error_free(&error);
 		return 1;
@@ -501,19 +515,14 @@ static int get_all_mounts_by_fd(sd_bus *bus, CtlMount **ret, size_t *ret_n)
  */
 static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *call_m = NULL, *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	sd_bus_error error = SD_BUS_ERROR_NULL;
 	const char *path, *iface;
 	CtlMount *l = NULL;
 	size_t n = 0, allocated = 0;
 	int r;
 
-	r = sd_bus_message_new_method_call(bus, &call_m, MW_BUS_NAME, MW_MANAGER_PATH,
-					   "org.freedesktop.DBus.ObjectManager", "GetManagedObjects");
-	if (r >= 0 && arg_no_start)
-		r = sd_bus_message_set_auto_start(call_m, 0);
-	if (r >= 0)
-		r = sd_bus_call(bus, call_m, 0, &error, &reply);
+	r = call_manager(bus, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", &error, &reply);
 	if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_LIMITS_EXCEEDED)) {
 		sd_bus_error_free(&error);
 		r = get_all_mounts_by_fd(bus, ret, ret_n);
