@@ -272,10 +272,16 @@ static void resolve_parent(mw_watcher *w, MountInfo *info, uint64_t hint, const 
 static int collect(mw_watcher *w, uint64_t sb, bool all, const Mount *skip, uint64_t **ret, size_t *ret_n)
 {
 	_cleanup_free_ uint64_t *ids = NULL;
-	size_t n = 0, i = 0;
+	size_t n = 0, i = 0, max = 0;
 	Mount *o;
 
-	ids = calloc(table_size(w->table) + 1, sizeof(*ids));
+	/* O(mounts of sb), not O(table), for one superblock */
+	if (all)
+		max = table_size(w->table);
+	else
+		for (o = table_first_of_superblock(w->table, sb); o; o = o->sb_next)
+			max++;
+	ids = malloc((max + 1) * sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;
 	if (all) {
