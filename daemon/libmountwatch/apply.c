@@ -807,6 +807,18 @@ static int resync_drop(mw_watcher *w, const Listing *l, struct mw_resync_stats *
 /* The first retry of a failed resync comes after this long, each next one after twice as long, up to the most. */
 #define RESYNC_RETRY_FIRST_USEC 100000ULL
 #define RESYNC_RETRY_MAX_USEC 10000000ULL
+/* The same for confirming the counters after a resync (watcher_verify()). */
+#define VERIFY_FIRST_USEC 100000ULL
+#define VERIFY_MAX_USEC 10000000ULL
+
+static void verify_later(mw_watcher *w, bool first)
+{
+	w->sums_unsure = true;
+	w->verify_backoff = first || !w->verify_backoff ? VERIFY_FIRST_USEC : w->verify_backoff * 2;
+	if (w->verify_backoff > VERIFY_MAX_USEC)
+		w->verify_backoff = VERIFY_MAX_USEC;
+	w->verify_due = now_usec() + w->verify_backoff;
+}
 
 /* Keeps the resync pending and schedules its retry. Returns error. */
 static int resync_failed(mw_watcher *w, int error)
@@ -844,10 +856,54 @@ int watcher_resync(mw_watcher *w, struct mw_resync_stats *ret, bool announce)
 	w->last_resync = s;
 	if (ret)
 		*ret = s;
+	if (watcher_has_counters(w))
+		verify_later(w, true);
 	if (w->resync_pending)
 		/* Some mount could not be queried: what was repaired is announced, the rest is retried. */
 		(void)resync_failed(w, w->resync_error);
 	else
 		w->resync_backoff = 0;
+	return 0;
+}
+
+int watcher_verify(mw_watcher *w)
+{
+	_cleanup_(listing_done) Listing l = {};
+	struct mw_resync_stats s = {};
+	MountEvent events[64];
+	int n, r;
+
+	r = resync_list(w, &l);
+	if (r < 0) {
+		verify_later(w, false);
+		return 0; /* the table is as good as before: try again later */
+	}
+	n = w->backend->ops->read_events(w->backend, events, ELEMENTSOF(events));
+	if (n < 0)
+		return log_debug_errno(n, "Failed to read mount notifications: %m");
+	if (n > 0) {
+		/* Maybe counted in the listing, maybe not: apply them, list later. */
+		for (int i = 0; i < n; i++) {
+			r = watcher_apply_event(w, &events[i]);
+			if (r == -ENOLINK || r == -ENOMEM)
+				return r;
+		}
+		verify_later(w, false);
+		w->deadline = now_usec(); /* a batch is open: end it, read the rest */
+		return 0;
+	}
+	r = resync_apply(w, &l, &s);
+	if (r >= 0)
+		r = resync_drop(w, &l, &s);
+	if (r < 0)
+		return resync_failed(w, r);
+	if (w->resync_pending) {
+		/* Some mount could not be queried: a resync it is. */
+		(void)resync_failed(w, w->resync_error);
+		return 0;
+	}
+	w->sums_unsure = false;
+	w->verify_backoff = 0;
+	log_debug("Counters confirmed after the resync: %u of %zu mounts' sums were off.", s.requeried, l.n);
 	return 0;
 }

@@ -164,12 +164,24 @@ static void snapshot(mw_watcher *m, Recorder *rec)
 	*rec = (Recorder){ .generation_monotonic = true };
 }
 
+/*
+ * The counters' confirmation after a resync (watcher_verify()) is due now,
+ * not after its delay: the fake kernel is idle, and the tests need not wait.
+ */
+static void verify_now(mw_watcher *m)
+{
+	if (m->sums_unsure && !m->resync_pending)
+		m->verify_due = 0;
+}
+
 /* What an event loop does: process when readable, and again at the watcher's timeout. */
 static void drain_fake(mw_watcher *m)
 {
 	assert_se(mw_watcher_process(m) >= 0);
 	while (mw_watcher_get_timeout(m) != UINT64_MAX) {
-		usleep(5000);
+		verify_now(m);
+		if (mw_watcher_get_timeout(m) > now_usec())
+			usleep(5000);
 		assert_se(mw_watcher_process(m) >= 0);
 	}
 }
@@ -763,6 +775,7 @@ static void test_bounded_process(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	assert_se(m->events - events_before <= 320); /* a few hundred, not the 1000 queued */
 	assert_se(table_size(m->table) < fake_count(k));
 	assert_se(mw_watcher_get_timeout(m) <= now_usec()); /* call again: due now */
+	verify_now(m); /* the snapshot's */
 	while (mw_watcher_get_timeout(m) != UINT64_MAX) {
 		assert_se(mw_watcher_process(m) >= 0);
 		calls++;
@@ -772,6 +785,13 @@ static void test_bounded_process(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	check_exact(m, k, "a storm in bounded steps");
 	printf("ok - a storm of 1000 records is read a few hundred per call, due again at once (%u calls more)\n",
 	       calls);
+}
+
+/* Waits until the watcher's timeout has passed, as an event loop's timer would. */
+static void wait_for_timeout(mw_watcher *m)
+{
+	while (now_usec() < mw_watcher_get_timeout(m))
+		usleep(10000);
 }
 
 /*
@@ -800,16 +820,68 @@ static void test_loss_drops_queue(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	/* The 4 before the loss were applied as records; the 2 lost and the 3 behind came from the resync. */
 	assert_se(m->last_resync.added == 5);
 	assert_se(rec->added == 13);
-	assert_se(mw_watcher_get_timeout(m) == UINT64_MAX);
+	/* The counters are confirmed by one more listing, once it is due. */
+	assert_se(m->sums_unsure && mw_watcher_get_timeout(m) == m->verify_due);
+	wait_for_timeout(m);
+	assert_se(mw_watcher_process(m) == 0);
+	assert_se(!m->sums_unsure && mw_watcher_get_timeout(m) == UINT64_MAX);
 	check_exact(m, k, "a loss with records behind it");
 	printf("ok - after a loss the queued records are dropped and the resync reads their mounts\n");
 }
 
-/* Waits until the watcher's timeout has passed, as an event loop's timer would. */
-static void wait_for_timeout(mw_watcher *m)
+/*
+ * Records still in the queue when the resync lists the mounts are counted in
+ * the listing and mirrored again when read: the sums come out too high (so
+ * the next resync would re-query those mounts for nothing) until a listing
+ * taken between two empty reads of the queue confirms them.
+ */
+static void test_verify_after_resync(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
-	while (now_usec() < mw_watcher_get_timeout(m))
-		usleep(10000);
+	uint64_t root = fake_root(k);
+	char name[32];
+
+	snapshot(m, rec);
+	verify_now(m);
+	assert_se(mw_watcher_process(m) == 0 && !m->sums_unsure); /* the snapshot's sums */
+	fake_split_next_read(k, 4);
+	for (unsigned i = 0; i < 10; i++) { /* a queue of 8: 2 lost */
+		snprintf(name, sizeof(name), "a%u", i);
+		fake_mount(k, root, name, "tmpfs");
+	}
+	assert_se(mw_watcher_process(m) == 4);
+	for (unsigned i = 0; i < 3; i++) { /* queued behind the loss */
+		snprintf(name, sizeof(name), "b%u", i);
+		fake_mount(k, root, name, "tmpfs");
+	}
+	/* The 4 left and the loss, then the queue looks empty: the b records stay. */
+	fake_split_next_read(k, 5);
+	assert_se(mw_watcher_process(m) >= 0);
+	assert_se(m->overruns == 1 && rec->resynced == 1 && m->sums_unsure);
+	assert_se(mw_watcher_process(m) >= 0); /* reads b0..b2, counted twice */
+	assert_se(table_sum(m, root) > kernel_sum(k, root));
+	assert_se(compare(m, k) != 0);
+
+	/*
+	 * The batch reads c and finds the queue empty (as d is posted): the
+	 * listing counts d, which is read after it - no confirmation yet.
+	 */
+	fake_mount(k, root, "c", "tmpfs");
+	fake_mount(k, root, "d", "tmpfs");
+	fake_split_next_read(k, 1);
+	verify_now(m);
+	assert_se(mw_watcher_process(m) >= 0);
+	assert_se(m->sums_unsure && m->verify_due > now_usec());
+	assert_se(table_sum(m, root) > kernel_sum(k, root));
+	/* Later, with the queue empty before and after the listing: confirmed. */
+	assert_se(mw_watcher_process(m) >= 0); /* ends the batch d opened */
+	assert_se(mw_watcher_get_timeout(m) == m->verify_due && m->sums_unsure);
+	wait_for_timeout(m);
+	assert_se(mw_watcher_process(m) >= 0);
+	assert_se(!m->sums_unsure);
+	assert_se(mw_watcher_get_timeout(m) == UINT64_MAX);
+	assert_se(m->resyncs == 1 && rec->resynced == 1); /* not a resync of its own */
+	check_exact(m, k, "the counters' confirmation after a resync");
+	printf("ok - after a resync, sums mirrored twice from records queued before its listing are set right by one more listing\n");
 }
 
 /* A resync that fails is retried from the watcher's timeout, without new records, with a growing delay. */
@@ -845,7 +917,7 @@ static void test_resync_retry(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	assert_se(m->resync_backoff > backoff); /* waits longer this time */
 	wait_for_timeout(m);
 	assert_se(mw_watcher_process(m) >= 0);
-	assert_se(mw_watcher_get_resync_error(m) == 0 && mw_watcher_get_timeout(m) == UINT64_MAX);
+	assert_se(mw_watcher_get_resync_error(m) == 0 && mw_watcher_get_timeout(m) == m->verify_due);
 	assert_se(m->resyncs == 1 && rec->resynced == 1);
 	check_exact(m, k, "a resync that failed twice");
 	printf("ok - a failed resync is retried from the timeout with a growing delay, and reported until it succeeds\n");
@@ -901,6 +973,7 @@ int main(void)
 	run(test_robustness, 64);
 	run(test_bounded_process, 4096);
 	run(test_loss_drops_queue, 8);
+	run(test_verify_after_resync, 8);
 	run(test_resync_retry, 4);
 	printf("%u checks passed\n", check_count);
 	return 0;

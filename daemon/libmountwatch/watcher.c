@@ -210,6 +210,7 @@ _public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *back
 	w->n_detached = 0;
 	w->deadline = UINT64_MAX;
 	w->waited = false;
+	w->sums_unsure = false;
 	counter_mirror_done(&w->mirror);
 	/*
 	 * The new watch is in place: a failed resync is no failure to reopen
@@ -248,9 +249,13 @@ _public_ int mw_watcher_get_fd(const mw_watcher *w)
 
 _public_ uint64_t mw_watcher_get_timeout(const mw_watcher *w)
 {
-	if (w->resync_pending && w->resync_error < 0 && w->resync_due < w->deadline)
-		return w->resync_due;
-	return w->deadline;
+	uint64_t t = w->deadline;
+
+	if (w->resync_pending && w->resync_error < 0 && w->resync_due < t)
+		t = w->resync_due;
+	if (w->sums_unsure && !w->resync_pending && w->verify_due < t)
+		t = w->verify_due;
+	return t;
 }
 
 _public_ int mw_watcher_get_resync_error(const mw_watcher *w)
@@ -362,6 +367,12 @@ _public_ int mw_watcher_process(mw_watcher *w)
 	r = watcher_finish_batch(w);
 	if (r < 0)
 		return r;
+	/* The queue was found empty: the time to confirm the counters, if due. */
+	if (!more && !lost && w->sums_unsure && !w->resync_pending && now_usec() >= w->verify_due) {
+		r = watcher_verify(w);
+		if (r < 0)
+			return r;
+	}
 	return (int)w->announced;
 }
 

@@ -42,6 +42,17 @@ struct mw_watcher {
 	size_t n_detached, n_detached_alloc;
 	bool waited;       /* this batch already waited for a MOVE_TO */
 	uint64_t deadline; /* CLOCK_MONOTONIC usec; UINT64_MAX: none */
+	/*
+	 * The counters since the last resync (BACKEND_COUNTERS): the records
+	 * that were in the queue when it listed the mounts are counted in the
+	 * listing and mirrored again when read, and nothing tells them from
+	 * the records posted after it. So the sums may be too high (never too
+	 * low: no mount that changed is skipped) until a listing taken with
+	 * the queue empty finds it still empty after: watcher_verify(), at
+	 * the end of a batch that found the queue empty, once verify_due has come.
+	 */
+	bool sums_unsure;
+	uint64_t verify_due, verify_backoff;
 
 	mw_change_fn change_fn;
 	void *userdata;
@@ -65,5 +76,11 @@ int watcher_finish_batch(mw_watcher *w);
  * query every mount) stays pending, to be retried with a growing delay.
  */
 int watcher_resync(mw_watcher *w, struct mw_resync_stats *ret, bool announce);
+/*
+ * With the queue just found empty: lists the mounts and, if the queue is
+ * still empty, keeps the listing's sums (re-reading the mounts whose sums
+ * were off); else applies the records it read and tries again later.
+ */
+int watcher_verify(mw_watcher *w);
 
 #endif
