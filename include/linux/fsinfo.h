@@ -8,7 +8,6 @@
 #define _LINUX_FSINFO_H
 
 #include <linux/types.h>
-#include <linux/socket.h>
 #include <linux/openat2.h>
 #include <asm/byteorder.h>
 
@@ -58,6 +57,7 @@ struct fsinfo_params {
 	__u32	request;	/* ID of requested attribute */
 	__u32	Nth;		/* Instance of it (some may have multiple) */
 	__u32	Mth;		/* Subinstance of Nth instance */
+	__u32	__reserved;	/* Must be 0: the size is the same on every ABI */
 };
 
 enum fsinfo_value_type {
@@ -74,12 +74,12 @@ enum fsinfo_value_type {
  * given path.
  */
 struct fsinfo_attribute_info {
-	unsigned int		attr_id;	/* The ID of the attribute */
-	enum fsinfo_value_type	type;		/* The type of the attribute's value(s) */
-	unsigned int		flags;
-#define FSINFO_FLAGS_N		0x01		/* - Attr has a set of values */
-#define FSINFO_FLAGS_NM		0x02		/* - Attr has a set of sets of values */
-	unsigned int		size;		/* - Value size (FSINFO_STRUCT/FSINFO_LIST) */
+	__u32	attr_id;	/* The ID of the attribute */
+	__u32	type;		/* enum fsinfo_value_type: the type of the value(s) */
+	__u32	flags;
+#define FSINFO_FLAGS_N		0x01	/* - Attr has a set of values */
+#define FSINFO_FLAGS_NM		0x02	/* - Attr has a set of sets of values */
+	__u32	size;		/* - Value size (FSINFO_STRUCT/FSINFO_LIST) */
 };
 
 #define FSINFO_ATTR_FSINFO_ATTRIBUTE_INFO__STRUCT struct fsinfo_attribute_info
@@ -121,6 +121,7 @@ struct fsinfo_mount_topology {
 	__u32	dependent_source_id;	/* Dependent: source mount group ID */
 	__u32	dependent_clone_of_id;	/* Dependent: ID of mount this was cloned from */
 	__u32	propagation_type;	/* MOUNT_PROPAGATION_* type */
+	__u32	__reserved;		/* 0: the layout is the same on every ABI */
 	__u64	mnt_topology_changes;	/* Number of topology changes to this mount. */
 };
 
