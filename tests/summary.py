@@ -9,7 +9,28 @@ import re
 import sys
 
 TAP = re.compile(r'^(not )?ok\b[^#]*(#\s*(SKIP|TODO)\b)?', re.I)
+DETAIL_LINES = 30
+
+
+def failure_details(name, lines):
+    """Each failed case of a TAP log with the comment lines just before it
+    (what the test printed about it: tests/tap.py's ok() puts its diagnosis
+    there), so that a CI log says why, not only what."""
+    out = []
+    for i, line in enumerate(lines):
+        m = TAP.match(line)
+        if not m or not m.group(1) or m.group(3):
+            continue
+        first = i
+        while first > 0 and i - first < DETAIL_LINES and lines[first - 1].startswith('#'):
+            first -= 1
+        out.append(f'{name}: {line}')
+        out.extend(f'    {more}' for more in lines[first:i])
+    return out
+
+
 passed = failed = skipped = todo = 0
+failures = []
 for path in sys.argv[1:]:
     try:
         lines = open(path).read().splitlines()
@@ -21,7 +42,9 @@ for path in sys.argv[1:]:
         tap = os.path.join(os.path.dirname(path), name + '.tap')
         cases = []
         if os.path.exists(tap):
-            cases = [m for m in map(TAP.match, open(tap).read().splitlines()) if m]
+            tap_lines = open(tap).read().splitlines()
+            cases = [m for m in map(TAP.match, tap_lines) if m]
+            failures.extend(failure_details(name, tap_lines))
         if not cases:
             if t['result'] in ('OK', 'EXPECTEDFAIL'):
                 passed += 1
@@ -44,6 +67,9 @@ for path in sys.argv[1:]:
         if t['result'] not in ('OK', 'SKIP', 'EXPECTEDFAIL') and \
                 not any(m.group(1) for m in cases):
             failed += 1
+if failures:
+    print('Failed cases, with what they printed:')
+    print('\n'.join(failures))
 if todo:
     print(f'{todo} known failures marked TODO (counted as skipped)')
 print(f'{passed} passed, {failed} failed, {skipped + todo} skipped')
