@@ -196,6 +196,74 @@ def compare_tables():
     return diffs
 
 
+class FsinfoParams(ctypes.Structure):
+    _fields_ = [("resolve_flags", ctypes.c_uint64), ("at_flags", ctypes.c_uint32),
+                ("flags", ctypes.c_uint32), ("request", ctypes.c_uint32),
+                ("Nth", ctypes.c_uint32), ("Mth", ctypes.c_uint32)]
+
+
+class FsinfoMountChild(ctypes.Structure):
+    _fields_ = [("mnt_unique_id", ctypes.c_uint64), ("mnt_id", ctypes.c_uint32),
+                ("parent_id", ctypes.c_uint32), ("mnt_notify_sum", ctypes.c_uint64)]
+
+
+FSINFO_ATTR_MOUNT_ALL = 0x206
+
+
+def kernel_sums():
+    """
+    fsinfo(2) FSINFO_ATTR_MOUNT_ALL of "/": {unique ID: (mount ID, parent
+    mount ID, mnt_notify_sum)} for every mount of the namespace.
+    """
+    params = FsinfoParams(request=FSINFO_ATTR_MOUNT_ALL)  # flags 0: query by path
+    size, buf = 0, None  # a NULL buffer of size 0 asks for the size only
+    while True:
+        r = libc.syscall(ctypes.c_long(SYS_FSINFO), ctypes.c_int(-100), ctypes.c_char_p(b"/"),
+                         ctypes.byref(params), ctypes.c_size_t(ctypes.sizeof(params)), buf,
+                         ctypes.c_size_t(size))
+        if r < 0:
+            raise OSError(ctypes.get_errno(), "fsinfo(/, FSINFO_ATTR_MOUNT_ALL)")
+        if buf is not None and r <= size:
+            break
+        size = r + 16 * ctypes.sizeof(FsinfoMountChild)  # room for mounts added meanwhile
+        buf = ctypes.create_string_buffer(size)
+    recs = (FsinfoMountChild * (r // ctypes.sizeof(FsinfoMountChild))).from_buffer_copy(buf.raw[:r])
+    return {c.mnt_unique_id: (c.mnt_id, c.parent_id, c.mnt_notify_sum) for c in recs}
+
+
+def compare_counts():
+    """
+    Mounts whose ChangeCount (the sum the daemon mirrors from the events)
+    differs from the kernel's mnt_notify_sum, as text lines, and how many
+    mounts were compared. The kernel's sums are read after the daemon's, so
+    that a change in between shows up as a difference, not as a match.
+    """
+    have = daemon_mounts()
+    if have is None:
+        return ["GetManagedObjects failed"], 0
+    want = kernel_sums()
+    points = {v["UniqueId"]: v["MountPoint"] for v in have.values()}
+    diffs = []
+    for v in sorted(have.values(), key=lambda v: v["MountPoint"]):
+        k = want.get(v["UniqueId"])
+        if k is None:
+            diffs.append("%s (%d): in the daemon, not in MOUNT_ALL" % (v["MountPoint"], v["UniqueId"]))
+        elif v["ChangeCount"] != k[2]:
+            diffs.append("%s (%d): ChangeCount %d, kernel %d (%+d)" % (v["MountPoint"], v["UniqueId"],
+                                                                       v["ChangeCount"], k[2], v["ChangeCount"] - k[2]))
+    for uid in sorted(set(want) - set(points)):
+        diffs.append("mount %d (ID %d): in MOUNT_ALL, not in the daemon" % (uid, want[uid][0]))
+    return diffs, len(have)
+
+
+def restart_with(conf_text):
+    """Writes the configuration file and restarts the daemon; whether it is active."""
+    with open(CONF, "w") as f:
+        f.write(conf_text)
+    run("systemctl", "restart", "mountwatchd", timeout=120)
+    return run("systemctl", "is-active", "mountwatchd").stdout.strip() == "active"
+
+
 def settle(timeout=30):
     """Waits until the daemon's generation stops moving and the counts agree."""
     end = time.time() + timeout
