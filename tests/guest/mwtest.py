@@ -260,7 +260,7 @@ def restart_with(conf_text):
     """Writes the configuration file and restarts the daemon; whether it is active."""
     with open(CONF, "w") as f:
         f.write(conf_text)
-    run("systemctl", "restart", "mountwatchd", timeout=120)
+    run("systemctl", "restart", "mountwatchd", timeout=600)
     return run("systemctl", "is-active", "mountwatchd").stdout.strip() == "active"
 
 
