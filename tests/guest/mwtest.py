@@ -96,6 +96,16 @@ def main_pid():
     return int(run("systemctl", "show", "-P", "MainPID", "mountwatchd").stdout.strip() or 0)
 
 
+def pid1_idle(timeout=600):
+    """Until PID 1 has no jobs queued (it works through every mount change of its namespace)."""
+    end = time.time() + timeout
+    while time.time() < end:
+        if not run("systemctl", "list-jobs", "--no-legend").stdout.strip():
+            return True
+        time.sleep(2)
+    return False
+
+
 def journal_since(since):
     return run("journalctl", "-u", "mountwatchd", "--no-pager", "-o", "cat", "--since", since).stdout
 
