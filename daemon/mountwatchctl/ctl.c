@@ -508,10 +508,12 @@ static int get_all_mounts_by_fd(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 }
 
 /*
- * Every mount with every property, from one GetManagedObjects call; when
- * the daemon refuses that reply as too large for the bus, from a file
- * descriptor (ListMountsByFileDescriptor), or one by one from a daemon
- * that has no such method.
+ * Every mount with every property: from a file descriptor
+ * (ListMountsByFileDescriptor: one reply of a few bytes and one read,
+ * whatever the size, and no reply-size estimate on the daemon's side); from a daemon
+ * without it, or over a connection that cannot pass one, from one
+ * GetManagedObjects call, or one by one when the daemon refuses that reply
+ * as too large for the bus.
  */
 static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 {
@@ -522,12 +524,12 @@ static int get_all_mounts(sd_bus *bus, CtlMount **ret, size_t *ret_n)
 	size_t n = 0, allocated = 0;
 	int r;
 
+	r = get_all_mounts_by_fd(bus, ret, ret_n);
+	if (r != 1)
+		return r;
 	r = call_manager(bus, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", &error, &reply);
 	if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_LIMITS_EXCEEDED)) {
 		sd_bus_error_free(&error);
-		r = get_all_mounts_by_fd(bus, ret, ret_n);
-		if (r != 1)
-			return r;
 		return get_all_mounts_paged(bus, ret, ret_n);
 	}
 	if (r < 0) {
