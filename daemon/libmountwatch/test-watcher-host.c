@@ -251,6 +251,19 @@ static int run(const char *backend, unsigned n_ops)
 	}
 	drain(w);
 	compare(w, &r, "the last burst");
+	{
+		/* One of each kind whatever the dice said: added, changed, removed. */
+		char dir[128];
+
+		snprintf(dir, sizeof(dir), "%s/fixed", base);
+		assert_se(mkdir(dir, 0755) == 0 && mount("t", dir, "tmpfs", 0, "size=64k") == 0);
+		drain(w);
+		assert_se(mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) == 0);
+		drain(w);
+		assert_se(umount2(dir, MNT_DETACH) == 0);
+		drain(w);
+		compare(w, &r, "one fixed mount, remount and unmount");
+	}
 	assert_se(mw_watcher_resync(w, &s) == 0);
 	assert_se(s.added == 0 && s.removed == 0 && s.changed == 0);
 	printf("# %s: %u added, %u removed, %u moved, %u changed, %u losses\n", backend, r.added,
@@ -265,13 +278,14 @@ static int run(const char *backend, unsigned n_ops)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const char *const backends[] = { "watch_queue", "fanotify", "mountinfo" };
-	unsigned n = 0;
+	unsigned n = 0, seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : (unsigned)time(NULL);
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	srand((unsigned)time(NULL));
+	printf("# seed %u (give it as the argument to repeat this run)\n", seed);
+	srand(seed);
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
 		printf("1..0 # SKIP no private mount namespace here (needs root): %s\n", strerror(errno));
 		return 0;
