@@ -870,7 +870,7 @@ int watcher_verify(mw_watcher *w)
 {
 	_cleanup_(listing_done) Listing l = {};
 	struct mw_resync_stats s = {};
-	MountEvent events[64];
+	bool lost;
 	int n, r;
 
 	r = resync_list(w, &l);
@@ -878,16 +878,11 @@ int watcher_verify(mw_watcher *w)
 		verify_later(w, false);
 		return 0; /* the table is as good as before: try again later */
 	}
-	n = w->backend->ops->read_events(w->backend, events, ELEMENTSOF(events));
+	n = watcher_read_apply(w, &lost);
 	if (n < 0)
-		return log_debug_errno(n, "Failed to read mount notifications: %m");
+		return n;
 	if (n > 0) {
-		/* Maybe counted in the listing, maybe not: apply them, list later. */
-		for (int i = 0; i < n; i++) {
-			r = watcher_apply_event(w, &events[i]);
-			if (r == -ENOLINK || r == -ENOMEM)
-				return r;
-		}
+		/* Maybe counted in the listing, maybe not: applied; list later (a loss: resync first). */
 		verify_later(w, false);
 		w->deadline = now_usec(); /* a batch is open: end it, read the rest */
 		return 0;

@@ -170,7 +170,7 @@ static void snapshot(mw_watcher *m, Recorder *rec)
  */
 static void verify_now(mw_watcher *m)
 {
-	if (m->sums_unsure && !m->resync_pending)
+	if (watcher_verify_waiting(m))
 		m->verify_due = 0;
 }
 

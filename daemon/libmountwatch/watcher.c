@@ -253,7 +253,7 @@ _public_ uint64_t mw_watcher_get_timeout(const mw_watcher *w)
 
 	if (w->resync_pending && w->resync_error < 0 && w->resync_due < t)
 		t = w->resync_due;
-	if (w->sums_unsure && !w->resync_pending && w->verify_due < t)
+	if (watcher_verify_waiting(w) && w->verify_due < t)
 		t = w->verify_due;
 	return t;
 }
@@ -312,9 +312,32 @@ static int drop_after_loss(mw_watcher *w, const MountEvent *events, int n, size_
 	}
 }
 
-_public_ int mw_watcher_process(mw_watcher *w)
+int watcher_read_apply(mw_watcher *w, bool *lost)
 {
 	MountEvent events[64];
+	int n, r;
+
+	*lost = false;
+	n = w->backend->ops->read_events(w->backend, events, ELEMENTSOF(events));
+	if (n < 0)
+		return log_debug_errno(n, "Failed to read mount notifications: %m");
+	for (int i = 0; i < n; i++) {
+		r = watcher_apply_event(w, &events[i]);
+		if (r == -ENOLINK || r == -ENOMEM)
+			return r;
+		if (events[i].type == MOUNT_EVENT_LOSS) {
+			*lost = true;
+			r = drop_after_loss(w, events + i + 1, n - i - 1, PROCESS_MAX_EVENTS);
+			if (r < 0)
+				return r;
+			break;
+		}
+	}
+	return n;
+}
+
+_public_ int mw_watcher_process(mw_watcher *w)
+{
 	bool got = false, lost = false, more = false;
 	size_t total = 0;
 	int n, r;
@@ -325,25 +348,13 @@ _public_ int mw_watcher_process(mw_watcher *w)
 			more = true; /* maybe: the next call finds out */
 			break;
 		}
-		n = w->backend->ops->read_events(w->backend, events, ELEMENTSOF(events));
+		n = watcher_read_apply(w, &lost);
 		if (n < 0)
-			return log_debug_errno(n, "Failed to read mount notifications: %m");
+			return n;
 		if (n == 0)
 			break;
 		got = true;
 		total += (size_t)n;
-		for (int i = 0; i < n; i++) {
-			r = watcher_apply_event(w, &events[i]);
-			if (r == -ENOLINK || r == -ENOMEM)
-				return r;
-			if (events[i].type == MOUNT_EVENT_LOSS) {
-				lost = true;
-				r = drop_after_loss(w, events + i + 1, n - i - 1, PROCESS_MAX_EVENTS);
-				if (r < 0)
-					return r;
-				break;
-			}
-		}
 	}
 	/* (more implies !lost: the loop stops reading at a loss.) */
 	if (!lost && waits_for_move_to(w)) {
@@ -368,7 +379,7 @@ _public_ int mw_watcher_process(mw_watcher *w)
 	if (r < 0)
 		return r;
 	/* The queue was found empty: the time to confirm the counters, if due. */
-	if (!more && !lost && w->sums_unsure && !w->resync_pending && now_usec() >= w->verify_due) {
+	if (!more && !lost && watcher_verify_waiting(w) && now_usec() >= w->verify_due) {
 		r = watcher_verify(w);
 		if (r < 0)
 			return r;

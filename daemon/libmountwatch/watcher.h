@@ -69,6 +69,12 @@ void watcher_announce(mw_watcher *w, enum mw_change_type type, const Mount *e, u
 		      const char *mount_point, uint32_t fields, const struct mw_resync_stats *rs);
 /* Applies one event (exposed for tests). */
 int watcher_apply_event(mw_watcher *w, const MountEvent *ev);
+/*
+ * Reads one batch of records from the queue and applies them; after a loss
+ * drops the rest unapplied (the resync that follows lists everything).
+ * Returns how many were read (0: the queue was empty) or a negative errno.
+ */
+int watcher_read_apply(mw_watcher *w, bool *lost);
 /* Ends a batch of events: drops what moved away and did not come back, resyncs if needed. */
 int watcher_finish_batch(mw_watcher *w);
 /*
@@ -82,5 +88,11 @@ int watcher_resync(mw_watcher *w, struct mw_resync_stats *ret, bool announce);
  * were off); else applies the records it read and tries again later.
  */
 int watcher_verify(mw_watcher *w);
+
+/* The counters wait for watcher_verify() (not for a resync, which comes first). */
+static inline bool watcher_verify_waiting(const mw_watcher *w)
+{
+	return w->sums_unsure && !w->resync_pending;
+}
 
 #endif

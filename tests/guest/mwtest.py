@@ -87,13 +87,30 @@ def gdbus(member, *args, timeout=60):
                MGR + "." + member, *[str(a) for a in args], timeout=timeout)
 
 
-def prop(name, iface=MGR, path=PATH):
-    p = busctl("get-property", BUS, path, iface, name)
+def prop(name, iface=MGR, path=PATH, auto_start=True):
+    """A property, or None; auto_start=False: no bus activation (the unit may be masked)."""
+    p = busctl(*(() if auto_start else ("--auto-start=no",)), "get-property", BUS, path, iface, name)
     return json.loads(p.stdout)["data"] if p.returncode == 0 else None
 
 
 def main_pid():
     return int(run("systemctl", "show", "-P", "MainPID", "mountwatchd").stdout.strip() or 0)
+
+
+def restarts():
+    """How often systemd restarted mountwatchd (NRestarts)."""
+    return int(run("systemctl", "show", "-P", "NRestarts", "mountwatchd").stdout.strip() or 0)
+
+
+def proc_status(pid):
+    """/proc/PID/status as {field: value}."""
+    with open("/proc/%d/status" % pid) as f:
+        return dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+
+
+def rss_kib(pid):
+    """Resident memory of pid in KiB."""
+    return int(proc_status(pid)["VmRSS"].split()[0])
 
 
 def pid1_idle(timeout=600):
