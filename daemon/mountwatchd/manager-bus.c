@@ -471,30 +471,40 @@ static const sd_bus_vtable manager_vtable[] = {
  * property table (mount-info.h), the values come from mount_info_value(),
  * so the names and the mapping live in one place.
  */
+/* Appends Mount property p of i, by its signature in the property table. */
+static int append_mount_value(sd_bus_message *msg, const MountInfo *i, unsigned p)
+{
+	MountValue v;
+	char buf[128];
+	int r;
+
+	r = mount_info_value(i, p, buf, &v);
+	if (r < 0)
+		return r;
+	switch (mount_properties[p].signature[0]) {
+	case 's':
+		return sd_bus_message_append(msg, "s", v.s);
+	case 'b':
+		return sd_bus_message_append(msg, "b", (int)v.b);
+	case 'u':
+		return sd_bus_message_append(msg, "u", (uint32_t)v.u);
+	default:
+		return sd_bus_message_append(msg, "t", v.u);
+	}
+}
+
 static int property_mount(sd_bus *bus, const char *path, const char *interface,
 			  const char *property, sd_bus_message *reply, void *userdata,
 			  sd_bus_error *error)
 {
-	const MountInfo *i = userdata;
-	MountValue v;
-	char buf[128];
 	unsigned p;
 
 	for (p = 0; p < _MW_FIELD_MAX; p++)
 		if (streq_ptr(mount_properties[p].name, property))
 			break;
-	if (mount_info_value(i, p, buf, &v) < 0)
+	if (p == _MW_FIELD_MAX)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s.", property);
-	switch (mount_properties[p].signature[0]) {
-	case 's':
-		return sd_bus_message_append(reply, "s", v.s);
-	case 'b':
-		return sd_bus_message_append(reply, "b", (int)v.b);
-	case 'u':
-		return sd_bus_message_append(reply, "u", (uint32_t)v.u);
-	default:
-		return sd_bus_message_append(reply, "t", v.u);
-	}
+	return append_mount_value(reply, userdata, p);
 }
 
 static sd_bus_vtable mount_vtable[_MW_FIELD_MAX + 2];
@@ -640,20 +650,7 @@ static void emit_mount_signal(Manager *m, const char *member, uint64_t id, const
 		log_warning_errno(r, "Failed to emit %s for %s: %m", member, path);
 }
 
-static void emit_mount_added(Manager *m, const MountInfo *mount)
-{
-	char path[64];
-	int r;
-
-	mount_object_path(mount->unique_id, path);
-	/* Every interface of the object, the standard ones too, as GetManagedObjects lists them. */
-	r = sd_bus_emit_object_added(m->bus, path);
-	if (r < 0)
-		log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
-	emit_mount_signal(m, "MountAdded", mount->unique_id, mount->mount_point);
-}
-
-/* What sd-bus serves on every mount object: the standard interfaces and ours. */
+/* What sd-bus serves on every mount object: the standard interfaces and ours (last). */
 static const char *const mount_object_interfaces[] = {
 	"org.freedesktop.DBus.Peer",
 	"org.freedesktop.DBus.Introspectable",
@@ -661,6 +658,64 @@ static const char *const mount_object_interfaces[] = {
 	MW_MOUNT_IFACE,
 	NULL,
 };
+
+/*
+ * InterfacesAdded for a new mount: every interface of the object with every
+ * property, as GetManagedObjects lists them (test-manager-bus compares the
+ * two), built from the record at hand. sd_bus_emit_object_added() would
+ * find the object again and call a getter per property, each looking up
+ * its name.
+ */
+static int emit_interfaces_added(Manager *m, const MountInfo *mount, const char *path)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
+	int r;
+
+	r = sd_bus_message_new_signal(m->bus, &s, MW_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
+				      "InterfacesAdded");
+	if (r >= 0)
+		r = sd_bus_message_append(s, "o", path);
+	if (r >= 0)
+		r = sd_bus_message_open_container(s, 'a', "{sa{sv}}");
+	for (size_t i = 0; r >= 0 && mount_object_interfaces[i + 1]; i++)
+		r = sd_bus_message_append(s, "{sa{sv}}", mount_object_interfaces[i], 0);
+	if (r >= 0)
+		r = sd_bus_message_open_container(s, 'e', "sa{sv}");
+	if (r >= 0)
+		r = sd_bus_message_append(s, "s", MW_MOUNT_IFACE);
+	if (r >= 0)
+		r = sd_bus_message_open_container(s, 'a', "{sv}");
+	for (unsigned p = 0; r >= 0 && p < _MW_FIELD_MAX; p++) {
+		r = sd_bus_message_open_container(s, 'e', "sv");
+		if (r >= 0)
+			r = sd_bus_message_append(s, "s", mount_properties[p].name);
+		if (r >= 0)
+			r = sd_bus_message_open_container(s, 'v', mount_properties[p].signature);
+		if (r >= 0)
+			r = append_mount_value(s, mount, p);
+		if (r >= 0)
+			r = sd_bus_message_close_container(s);
+		if (r >= 0)
+			r = sd_bus_message_close_container(s);
+	}
+	for (int k = 0; r >= 0 && k < 3; k++) /* a{sv}, e, a{sa{sv}} */
+		r = sd_bus_message_close_container(s);
+	if (r >= 0)
+		r = sd_bus_send(m->bus, s, NULL);
+	return r;
+}
+
+static void emit_mount_added(Manager *m, const MountInfo *mount)
+{
+	char path[64];
+	int r;
+
+	mount_object_path(mount->unique_id, path);
+	r = emit_interfaces_added(m, mount, path);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
+	emit_mount_signal(m, "MountAdded", mount->unique_id, mount->mount_point);
+}
 
 static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount_point)
 {

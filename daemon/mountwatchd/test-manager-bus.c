@@ -258,6 +258,65 @@ static void read_interface_names(sd_bus_message *m, bool dict, char *buf, size_t
 	}
 }
 
+/*
+ * Reads an a{sa{sv}} (interfaces and their properties) as text into buf:
+ * "interface: name=value ..." a line, in the message's order.
+ */
+static void read_interfaces_text(sd_bus_message *m, char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size, "w");
+	const char *iface, *name;
+
+	assert_se(f);
+	assert_se(sd_bus_message_enter_container(m, 'a', "{sa{sv}}") > 0);
+	while (sd_bus_message_enter_container(m, 'e', "sa{sv}") > 0) {
+		assert_se(sd_bus_message_read(m, "s", &iface) > 0);
+		fprintf(f, "%s:", iface);
+		assert_se(sd_bus_message_enter_container(m, 'a', "{sv}") > 0);
+		while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+			const char *contents, *str;
+			uint64_t t = 0;
+			uint32_t u = 0;
+			int b = 0;
+			char type;
+
+			assert_se(sd_bus_message_read(m, "s", &name) > 0);
+			assert_se(sd_bus_message_peek_type(m, &type, &contents) > 0 && type == 'v');
+			assert_se(sd_bus_message_enter_container(m, 'v', contents) > 0);
+			switch (contents[0]) {
+			case 's':
+				assert_se(sd_bus_message_read(m, "s", &str) > 0);
+				fprintf(f, " %s=\"%s\"", name, str);
+				break;
+			case 't':
+				assert_se(sd_bus_message_read(m, "t", &t) > 0);
+				fprintf(f, " %s=%" PRIu64, name, t);
+				break;
+			case 'u':
+				assert_se(sd_bus_message_read(m, "u", &u) > 0);
+				fprintf(f, " %s=%" PRIu32, name, u);
+				break;
+			case 'b':
+				assert_se(sd_bus_message_read(m, "b", &b) > 0);
+				fprintf(f, " %s=%s", name, b ? "true" : "false");
+				break;
+			default:
+				assert_se(!"a property of an unexpected type");
+			}
+			assert_se(sd_bus_message_exit_container(m) >= 0); /* v */
+			assert_se(sd_bus_message_exit_container(m) >= 0); /* e */
+		}
+		assert_se(sd_bus_message_exit_container(m) >= 0);
+		assert_se(sd_bus_message_exit_container(m) >= 0);
+		fputc('\n', f);
+	}
+	assert_se(sd_bus_message_exit_container(m) >= 0);
+	assert_se(fclose(f) == 0);
+}
+
+/* The last InterfacesAdded's interfaces and properties, by read_interfaces_text(). */
+static char ifaces_added_text[4096];
+
 static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	const char *member = sd_bus_message_get_member(m);
@@ -283,6 +342,9 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	else if (streq_ptr(member, "InterfacesAdded")) {
 		assert_se(sd_bus_message_read(m, "o", &path) > 0);
 		read_interface_names(m, true, ifaces_added_names, sizeof(ifaces_added_names));
+		assert_se(sd_bus_message_rewind(m, true) >= 0);
+		assert_se(sd_bus_message_read(m, "o", &path) > 0);
+		read_interfaces_text(m, ifaces_added_text, sizeof(ifaces_added_text));
 		ifaces_added++;
 	} else if (streq_ptr(member, "InterfacesRemoved")) {
 		assert_se(sd_bus_message_read(m, "o", &path) > 0);
@@ -403,7 +465,7 @@ static int get_bool(const char *path, const char *iface, const char *prop)
 }
 
 /* The interfaces GetManagedObjects lists for object, as read_interface_names() writes them; 0 if absent. */
-static int managed_interfaces(const char *object, char *buf, size_t size)
+static int managed_interfaces(const char *object, char *buf, size_t size, char *text, size_t text_size)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -417,6 +479,20 @@ static int managed_interfaces(const char *object, char *buf, size_t size)
 		assert_se(sd_bus_message_read(reply, "o", &path) > 0);
 		if (streq_ptr(path, object)) {
 			read_interface_names(reply, true, buf, size);
+			if (text) {
+				/* Again, as text: back to the entry's start. */
+				assert_se(sd_bus_message_exit_container(reply) >= 0);
+				assert_se(sd_bus_message_rewind(reply, true) >= 0);
+				assert_se(sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}") > 0);
+				while (sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}") > 0) {
+					assert_se(sd_bus_message_read(reply, "o", &path) > 0);
+					if (streq_ptr(path, object))
+						break;
+					assert_se(sd_bus_message_skip(reply, "a{sa{sv}}") >= 0);
+					assert_se(sd_bus_message_exit_container(reply) >= 0);
+				}
+				read_interfaces_text(reply, text, text_size);
+			}
 			found = 1;
 		} else
 			assert_se(sd_bus_message_skip(reply, "a{sa{sv}}") >= 0);
@@ -721,7 +797,7 @@ int main(int argc, char *argv[])
 	 * mount that existed before (/home) and on a new one.
 	 */
 	{
-		char managed[512];
+		char managed[512], managed_text[4096];
 		uint64_t home_id;
 
 		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "GetMountByPath", "s", "/home") >= 0);
@@ -729,14 +805,14 @@ int main(int argc, char *argv[])
 		home_id = get_u64(path, MW_MOUNT_IFACE, "UniqueId");
 		reply = sd_bus_message_unref(reply);
 		mount_object_path(home_id, obj);
-		assert_se(managed_interfaces(obj, managed, sizeof(managed)) == 1);
+		assert_se(managed_interfaces(obj, managed, sizeof(managed), NULL, 0) == 1);
 		assert_se(strstr(managed, MW_MOUNT_IFACE));
 		assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", home_id) >= 0);
 		reply = sd_bus_message_unref(reply);
 		pump();
 		assert_se(ifaces_removed == 2);
 		assert_se(strcmp(ifaces_removed_names, managed) == 0);
-		assert_se(managed_interfaces(obj, managed, sizeof(managed)) == 0);
+		assert_se(managed_interfaces(obj, managed, sizeof(managed), NULL, 0) == 0);
 
 		assert_se(call(&reply, &error, TEST_IFACE, "Mount", "s", "home") >= 0);
 		assert_se(sd_bus_message_read(reply, "t", &home_id) > 0);
@@ -744,8 +820,13 @@ int main(int argc, char *argv[])
 		pump();
 		assert_se(ifaces_added == 2);
 		mount_object_path(home_id, obj);
-		assert_se(managed_interfaces(obj, managed, sizeof(managed)) == 1);
+		assert_se(managed_interfaces(obj, managed, sizeof(managed), managed_text, sizeof(managed_text)) == 1);
 		assert_se(strcmp(ifaces_added_names, managed) == 0);
+		/* Every property with the same value, in the same order. */
+		if (strcmp(ifaces_added_text, managed_text) != 0)
+			fprintf(stderr, "InterfacesAdded:\n%sGetManagedObjects:\n%s", ifaces_added_text, managed_text);
+		assert_se(strcmp(ifaces_added_text, managed_text) == 0);
+		assert_se(strstr(managed_text, "ChangeCount=") && strstr(managed_text, "MountPoint=\"/home\""));
 		assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", home_id) >= 0);
 		reply = sd_bus_message_unref(reply);
 		pump();
