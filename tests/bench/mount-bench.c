@@ -17,10 +17,13 @@
  *   (c) watch_mount(2) on a notification pipe, each record applied to a
  *       table, one fsinfo(2) round (the daemon's seven queries) per new
  *       mount: libmountwatch's watch_queue backend, as mountwatchd uses it;
+ *   (g) libmount as systemd's PID 1 and udisks use it: mnt_monitor for
+ *       the wake-up, mnt_table_parse_mtab() of the whole table and the same
+ *       diff;
  *   (d) mountwatchd itself, on the system bus, started by systemd; the
  *       benchmark waits for its MountAdded / MountRemoved signals.
  *
- * (a)-(c) run in a private mount namespace, so PID 1 and mountwatchd do not
+ * (a)-(c), (e)-(g) run in a private mount namespace, so PID 1 and mountwatchd do not
  * see their changes; (d) has to run in PID 1's namespace, so systemd (the
  * classic watcher of (a), for real) sees those changes too, and its CPU time
  * over the same window is printed beside mountwatchd's, with dbus-daemon's.
@@ -64,6 +67,7 @@
 #include <linux/fsinfo.h>
 #include <linux/mount.h>
 #include <linux/watch_queue.h>
+#include <libmount.h>
 #include <systemd/sd-bus.h>
 
 #include "mountwatch/mountwatch.h"
@@ -103,11 +107,12 @@ enum {
 	W_LIB_WQ,	/* (c), (e), (f): libmountwatch, one backend each */
 	W_LIB_FAN,
 	W_LIB_MI,
+	W_LIBMOUNT,	/* (g): libmount's monitor and parser */
 	W_DAEMON,
 	W_DBUS,	/* dbus-daemon during (d) */
 	W_PID1,	/* systemd during (d) */
 	_W_MAX,
-	_W_CHILD_MAX = W_DAEMON, /* (a)-(c) run as child processes */
+	_W_CHILD_MAX = W_DAEMON, /* (a)-(c), (e)-(g) run as child processes */
 };
 
 static const char *const watcher_names[_W_MAX] = {
@@ -116,6 +121,7 @@ static const char *const watcher_names[_W_MAX] = {
 	[W_LIB_WQ] = "(c) libmountwatch watch_queue backend",
 	[W_LIB_FAN] = "(e) libmountwatch fanotify backend",
 	[W_LIB_MI] = "(f) libmountwatch mountinfo backend",
+	[W_LIBMOUNT] = "(g) libmount monitor + parse_mtab",
 	[W_DAEMON] = "(d) mountwatchd, signals on the bus",
 	[W_DBUS] = "    dbus-daemon during (d), all traffic",
 	[W_PID1] = "    systemd PID 1 during (d)",
@@ -378,8 +384,13 @@ static int mount_diff(Watcher *w, const MountTable *old, const MountTable *new, 
 	return 0;
 }
 
-/* Waits for mountinfo to change, then reads it all with @scan and compares. */
-static int watch_rescan(Watcher *w, MountScan scan, void *userdata, bool ids_reused)
+/*
+ * Waits for mountinfo to change (with @mn, libmount's monitor: as its users
+ * do, through its fd, reading every change it has), then reads it all with
+ * @scan and compares.
+ */
+static int watch_rescan(Watcher *w, MountScan scan, void *userdata, bool ids_reused,
+			struct libmnt_monitor *mn)
 {
 	MountTable a = {}, b = {}, *old = &a, *new = &b;
 	unsigned char *seen = NULL;
@@ -395,6 +406,12 @@ static int watch_rescan(Watcher *w, MountScan scan, void *userdata, bool ids_reu
 		return -errno;
 	pfd.fd = fileno(f);
 	pfd.events = POLLPRI;
+	if (mn) {
+		pfd.fd = mnt_monitor_get_fd(mn);
+		pfd.events = POLLIN;
+		if (pfd.fd < 0)
+			return pfd.fd;
+	}
 	r = scan(pfd.fd, userdata, old);
 	if (r < 0)
 		return r;
@@ -408,6 +425,8 @@ static int watch_rescan(Watcher *w, MountScan scan, void *userdata, bool ids_reu
 			return -errno;
 		}
 		w->wakeups++;
+		while (mn && mnt_monitor_next_change(mn, NULL, NULL) == 0)
+			;
 		r = scan(pfd.fd, userdata, new);
 		if (r < 0)
 			return r;
@@ -478,7 +497,7 @@ static int mi_read(int fd, void *userdata, MountTable *t)
 
 static int watch_mountinfo(Watcher *w)
 {
-	return watch_rescan(w, mi_read, NULL, true);
+	return watch_rescan(w, mi_read, NULL, true, NULL);
 }
 
 /* ---- (b) listmount(2) + statmount(2) ---- */
@@ -554,8 +573,55 @@ static int watch_listmount(Watcher *w)
 	StatmountBuf b = {};
 	int r;
 
-	r = watch_rescan(w, lm_scan, &b, false);
+	r = watch_rescan(w, lm_scan, &b, false, NULL);
 	statmount_buf_done(&b);
+	return r;
+}
+
+/* ---- (g) libmount: its monitor and its parser, as PID 1 uses them ---- */
+
+/* Every mount as libmount parses the table (mountinfo, plus utab where there is one). */
+static int lmnt_scan(int fd, void *userdata, MountTable *t)
+{
+	struct libmnt_table *tb = mnt_new_table();
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	int r;
+
+	(void)fd;
+	(void)userdata;
+	r = tb && it ? mnt_table_parse_mtab(tb, NULL) : -ENOMEM;
+	t->n = 0;
+	t->str_len = 0;
+	while (r >= 0 && mnt_table_next_fs(tb, it, &fs) == 0) {
+		const char *v[] = { mnt_fs_get_target(fs), mnt_fs_get_source(fs), mnt_fs_get_fstype(fs),
+				    mnt_fs_get_vfs_options(fs), mnt_fs_get_fs_options(fs), mnt_fs_get_root(fs) };
+		uint64_t h = 0;
+
+		/* A changed mount: another hash of what PID 1 compares. */
+		for (size_t i = 0; i < ELEMENTSOF(v); i++)
+			h = h * 31 + (v[i] ? fnv1a(v[i], strlen(v[i])) : 0);
+		r = lm_add(t, (uint64_t)mnt_fs_get_id(fs), h, v[0] ?: "");
+	}
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	return r < 0 ? r : 0;
+}
+
+static int watch_libmount(Watcher *w)
+{
+	struct libmnt_monitor *mn = mnt_new_monitor();
+	int r;
+
+	if (!mn)
+		return -ENOMEM;
+	/* The kernel's table; PID 1 also enables the userspace one (utab). */
+	r = mnt_monitor_enable_kernel(mn, 1);
+	if (r >= 0)
+		r = mnt_monitor_enable_userspace(mn, 1, NULL);
+	if (r >= 0)
+		r = watch_rescan(w, lmnt_scan, NULL, true, mn);
+	mnt_unref_monitor(mn);
 	return r;
 }
 
@@ -710,10 +776,10 @@ typedef struct Place {
 
 static const char *const watcher_short[] = { "(a) mountinfo", "(b) listmount",
 					     "(c) watch_queue", "(e) fanotify",
-					     "(f) lib mountinfo", "(d) mountwatchd" };
+					     "(f) lib mountinfo", "(g) libmount", "(d) mountwatchd" };
 
 /* The option letter of each watcher, in the enum's order. */
-static const char watcher_letters[] = "abcefd";
+static const char watcher_letters[] = "abcefgd";
 
 /* The backend each of (c), (e), (f) asks libmountwatch for. */
 static const char *const lib_backend[_W_CHILD_MAX] = {
@@ -820,6 +886,7 @@ static void run_child_watcher(int w, const Place *pl, unsigned k, Result *res)
 		[W_LIB_WQ] = watch_library,
 		[W_LIB_FAN] = watch_library,
 		[W_LIB_MI] = watch_library,
+		[W_LIBMOUNT] = watch_libmount,
 	};
 	Observer o = { .wait = pipe_wait };
 	uint64_t cpu0, cpu1, deadline;
@@ -1517,7 +1584,8 @@ static void usage(FILE *f)
 		"\n"
 		"Measures what learning about mount changes costs: (a) re-reading\n"
 		"/proc/self/mountinfo, (b) listmount+statmount, libmountwatch with its\n"
-		"(c) watch_queue, (e) fanotify and (f) mountinfo backend, (d) mountwatchd\n"
+		"(c) watch_queue, (e) fanotify and (f) mountinfo backend, (g) libmount's\n"
+		"monitor + mnt_table_parse_mtab() (as systemd uses it), (d) mountwatchd\n"
 		"on the system bus (whichever backend it uses); for N background mounts\n"
 		"each (default: 100 1000 5000). Run as root. A watcher the kernel cannot\n"
 		"run is skipped with the reason.\n"
@@ -1527,7 +1595,7 @@ static void usage(FILE *f)
 		"  -r, --rounds=R    split the changes into R rounds, the watchers taking\n"
 		"                    turns, in another order each round (default 3)\n"
 		"  -b, --burst       make the changes back to back, not each waited for\n"
-		"  -w, --watchers=L  which to run, letters of abcdef (default: all)\n"
+		"  -w, --watchers=L  which to run, letters of abcdefg (default: all)\n"
 		"  -t, --timeout=S   give up on a watcher that has not seen a change in S s\n"
 		"                    (default 600)\n"
 		"  -h, --help        this text\n");
