@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <grp.h>
 /* <fcntl.h> has what <linux/fcntl.h> would define again. */
 #define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
@@ -395,13 +396,16 @@ static int new_queue(unsigned *seed)
 }
 
 /* Watches added and removed with random arguments; records read; queues closed mid-delivery. */
-static void *watch_thread(void *arg)
+/*
+ * One watch_mount(2) call on one of the queues q[4] (replaced now and then,
+ * with watches on them), after reading what they hold. Returns its result.
+ */
+static int fuzz_watch(unsigned *seed_p, int q[4])
 {
-	unsigned seed = (unsigned)(uintptr_t)arg;
-	int q[4] = { -1, -1, -1, -1 };
+	unsigned seed = *seed_p;
 	char buf[4096], path_buf[64], args[200];
 
-	while (!atomic_load(&stop) && atomic_load(&calls) < max_calls) {
+	{
 		unsigned i = rnd(&seed, 4);
 		int dfd, wfd, id, r;
 		unsigned at_flags;
@@ -465,11 +469,70 @@ static void *watch_thread(void *arg)
 				 path ? (strlen(path) > 40 ? "(long)" : path) : "NULL", at_flags, wfd, id);
 			report("watch_mount", err, args);
 		}
+		*seed_p = seed;
+		return r;
 	}
+}
+
+static void *watch_thread(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	int q[4] = { -1, -1, -1, -1 };
+
+	while (!atomic_load(&stop) && atomic_load(&calls) < max_calls)
+		(void)fuzz_watch(&seed, q);
 	for (unsigned i = 0; i < 4; i++)
 		if (q[i] >= 0)
 			close(q[i]);
 	return NULL;
+}
+
+/*
+ * The same calls from an unprivileged user (nobody, no capabilities), as a
+ * hostile local user would make them: every errno documented, and not one
+ * watch added (watch_mount needs CAP_SYS_ADMIN over the mount namespace).
+ * Runs in a child; returns how many watches were added, or -1.
+ */
+static int unprivileged(unsigned seed, unsigned long n)
+{
+	int pfd[2], added = -1;
+	pid_t pid;
+
+	if (pipe(pfd) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int q[4] = { -1, -1, -1, -1 }, count = 0;
+		unsigned long before = atomic_load(&unexpected);
+		size_t size = 1 << 16;
+		char *buf = malloc(size);
+
+		close(pfd[0]);
+		if (!buf || setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(1);
+		for (unsigned long i = 0; i < n; i++) {
+			fuzz_fsinfo(&seed, buf, size);
+			if (fuzz_watch(&seed, q) == 0)
+				count++;
+		}
+		if (write(pfd[1], &count, sizeof(count)) != sizeof(count))
+			_exit(1);
+		_exit(atomic_load(&unexpected) != before ? 2 : 0);
+	}
+	close(pfd[1]);
+	if (pid > 0) {
+		int status = 0;
+
+		if (read(pfd[0], &added, sizeof(added)) != sizeof(added))
+			added = -1;
+		(void)waitpid(pid, &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) == 1)
+			added = -1;
+		else if (WEXITSTATUS(status) == 2)
+			atomic_fetch_add(&unexpected, 1); /* the child printed which */
+	}
+	close(pfd[0]);
+	return added;
 }
 
 /* A chain of tmpfs mounts DEPTH deep below dir, then one lazy umount of it all. */
@@ -694,6 +757,14 @@ int main(int argc, char **argv)
 	printf("%s %d - the random calls reached the kernel's work: some succeeded, records arrived\n",
 	       atomic_load(&fsinfo_ok) > 0 && atomic_load(&watch_ok) > 0 && atomic_load(&records) > 0 ?
 	       "ok" : "not ok", ++n);
+	{
+		unsigned long before = atomic_load(&unexpected);
+		int added = unprivileged(seed + 400, max_calls / 10);
+
+		printf("%s %d - as nobody, %lu calls of each: no watch added (%d), every errno documented\n",
+		       added == 0 && atomic_load(&unexpected) == before ? "ok" : "not ok", ++n, max_calls / 10,
+		       added);
+	}
 	(void)umount2(BASE, MNT_DETACH);
 	{
 		/* Afterwards, the machinery still works: a watch, a mount, its record. */
