@@ -395,85 +395,80 @@ static int new_queue(unsigned *seed)
 	return fds[0];
 }
 
-/* Watches added and removed with random arguments; records read; queues closed mid-delivery. */
 /*
  * One watch_mount(2) call on one of the queues q[4] (replaced now and then,
  * with watches on them), after reading what they hold. Returns its result.
  */
-static int fuzz_watch(unsigned *seed_p, int q[4])
+static int fuzz_watch(unsigned *seed, int q[4])
 {
-	unsigned seed = *seed_p;
 	char buf[4096], path_buf[64], args[200];
+	unsigned i = rnd(seed, 4);
+	int dfd, wfd, id, r;
+	unsigned at_flags;
+	const char *path;
 
-	{
-		unsigned i = rnd(&seed, 4);
-		int dfd, wfd, id, r;
-		unsigned at_flags;
-		const char *path;
-
-		if (q[i] < 0 || !rnd(&seed, 50)) {
-			if (q[i] >= 0)
-				close(q[i]); /* with watches on it, maybe while records arrive */
-			q[i] = new_queue(&seed);
-		}
-		while (q[i] >= 0 && read(q[i], buf, rnd(&seed, 2) ? sizeof(buf) : 1 + rnd(&seed, 200)) > 0)
-			atomic_fetch_add(&records, 1);
-		path = any_path(&seed, path_buf, sizeof(path_buf), false);
-		dfd = any_dfd(&seed, q[i]);
-		if (rnd(&seed, 2)) {
-			/* Well-formed: a watch added or removed on one of our directories. */
-			dir_path(&seed, path_buf, sizeof(path_buf));
-			path = path_buf;
-			dfd = AT_FDCWD;
-		}
-		switch (rnd(&seed, 8)) {
-		case 0:
-			wfd = fd_file; /* not a notification pipe */
-			break;
-		case 1:
-			wfd = rnd(&seed, 2) ? -1 : 9999;
-			break;
-		default:
-			wfd = q[i];
-		}
-		switch (rnd(&seed, 6)) {
-		case 0:
-			id = -1; /* remove */
-			break;
-		case 1:
-			id = (int)rnd64(&seed);
-			break;
-		case 2:
-			id = 255 + rnd(&seed, 3);
-			break;
-		default:
-			id = rnd(&seed, 256);
-		}
-		at_flags = rnd(&seed, 5) ? (rnd(&seed, 2) ? AT_NO_AUTOMOUNT : 0) : (unsigned)rnd64(&seed);
-		if (path == path_buf && dfd == AT_FDCWD && rnd(&seed, 2)) {
-			wfd = q[i];
-			at_flags = 0;
-			id = rnd(&seed, 4) ? (int)rnd(&seed, 8) : -1;
-		}
-		r = watch_mount(dfd, path, at_flags, wfd, id);
-		atomic_fetch_add(&calls, 1);
-		if (r == 0)
-			atomic_fetch_add(&watch_ok, 1);
-		else if (errno < ERRNO_MAX)
-			atomic_fetch_add(&watch_errno[errno], 1);
-		if (r < 0 && !documented(errno, watch_errors)) {
-			int err = errno;
-
-			snprintf(args, sizeof(args), "dfd %d, path %s, at_flags %#x, watch_fd %d, watch_id %d",
-				 dfd, path == page_none ? "(unmapped)" :
-				 path ? (strlen(path) > 40 ? "(long)" : path) : "NULL", at_flags, wfd, id);
-			report("watch_mount", err, args);
-		}
-		*seed_p = seed;
-		return r;
+	if (q[i] < 0 || !rnd(seed, 50)) {
+		if (q[i] >= 0)
+			close(q[i]); /* with watches on it, maybe while records arrive */
+		q[i] = new_queue(seed);
 	}
+	while (q[i] >= 0 && read(q[i], buf, rnd(seed, 2) ? sizeof(buf) : 1 + rnd(seed, 200)) > 0)
+		atomic_fetch_add(&records, 1);
+	path = any_path(seed, path_buf, sizeof(path_buf), false);
+	dfd = any_dfd(seed, q[i]);
+	if (rnd(seed, 2)) {
+		/* Well-formed: a watch added or removed on one of our directories. */
+		dir_path(seed, path_buf, sizeof(path_buf));
+		path = path_buf;
+		dfd = AT_FDCWD;
+	}
+	switch (rnd(seed, 8)) {
+	case 0:
+		wfd = fd_file; /* not a notification pipe */
+		break;
+	case 1:
+		wfd = rnd(seed, 2) ? -1 : 9999;
+		break;
+	default:
+		wfd = q[i];
+	}
+	switch (rnd(seed, 6)) {
+	case 0:
+		id = -1; /* remove */
+		break;
+	case 1:
+		id = (int)rnd64(seed);
+		break;
+	case 2:
+		id = 255 + rnd(seed, 3);
+		break;
+	default:
+		id = rnd(seed, 256);
+	}
+	at_flags = rnd(seed, 5) ? (rnd(seed, 2) ? AT_NO_AUTOMOUNT : 0) : (unsigned)rnd64(seed);
+	if (path == path_buf && dfd == AT_FDCWD && rnd(seed, 2)) {
+		wfd = q[i];
+		at_flags = 0;
+		id = rnd(seed, 4) ? (int)rnd(seed, 8) : -1;
+	}
+	r = watch_mount(dfd, path, at_flags, wfd, id);
+	atomic_fetch_add(&calls, 1);
+	if (r == 0)
+		atomic_fetch_add(&watch_ok, 1);
+	else if (errno < ERRNO_MAX)
+		atomic_fetch_add(&watch_errno[errno], 1);
+	if (r < 0 && !documented(errno, watch_errors)) {
+		int err = errno;
+
+		snprintf(args, sizeof(args), "dfd %d, path %s, at_flags %#x, watch_fd %d, watch_id %d",
+			 dfd, path == page_none ? "(unmapped)" :
+			 path ? (strlen(path) > 40 ? "(long)" : path) : "NULL", at_flags, wfd, id);
+		report("watch_mount", err, args);
+	}
+	return r;
 }
 
+/* Watches added and removed with random arguments; records read; queues closed mid-delivery. */
 static void *watch_thread(void *arg)
 {
 	unsigned seed = (unsigned)(uintptr_t)arg;
