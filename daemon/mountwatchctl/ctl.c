@@ -972,6 +972,25 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 	return 0;
 }
 
+/*
+ * The daemon sends its per-mount signals only to subscribers: Subscribe()
+ * (MountAdded/Removed/Changed, InterfacesAdded, PropertiesChanged) for as
+ * long as this connection lasts, and again whenever the daemon restarts.
+ */
+static int subscribe(sd_bus *bus)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	int r;
+
+	r = call_manager(bus, MW_MANAGER_IFACE, "Subscribe", &error, NULL);
+	if (r < 0) {
+		r = bus_failure("subscribe to the signals", &error, r);
+		sd_bus_error_free(&error);
+		return -r;
+	}
+	return 0;
+}
+
 static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	const char *name, *old_owner, *new_owner, *line;
@@ -979,6 +998,8 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *err
 	if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
 		return 0;
 	line = owner_change_message(MW_BUS_NAME, name, old_owner, new_owner);
+	if (line && *new_owner) /* subscribed before it says so: what follows the line is seen */
+		(void)subscribe(sd_bus_message_get_bus(m));
 	if (line)
 		fprintf(stderr, "%s\n", line);
 	return 0;
@@ -1017,7 +1038,9 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	/* Subscribed first, then what the mounts are now (and the daemon started). */
-	r = get_all_mounts(bus, &mon.mounts, &mon.n);
+	r = subscribe(bus);
+	if (r >= 0)
+		r = get_all_mounts(bus, &mon.mounts, &mon.n);
 	if (r < 0)
 		return -r;
 	mon.allocated = mon.n;

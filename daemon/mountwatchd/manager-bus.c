@@ -137,7 +137,13 @@ static int filter_get_managed_objects(sd_bus_message *message, void *userdata, s
 	    !streq_ptr(sd_bus_message_get_path(message), MW_MANAGER_PATH))
 		return 0;
 	r = check_reply_size(m, true, "GetManagedObjects", error);
-	return r < 0 ? r : 0;
+	if (r < 0)
+		return r;
+	/* An ObjectManager client: from now on it wants InterfacesAdded & co. */
+	r = subscribers_add(&m->subscribers, SUBSCRIBERS_OBJECTS, message);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, r, "Failed to follow the caller for its signals: %m");
+	return 0;
 }
 
 static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_error *error)
@@ -367,6 +373,27 @@ static int method_wait_for_mount(sd_bus_message *message, void *userdata, sd_bus
 	return r;
 }
 
+static int method_subscribe(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	Manager *m = userdata;
+	int r;
+
+	r = subscribers_add(&m->subscribers, SUBSCRIBERS_MANAGER, message);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, r, "Failed to follow the caller for its signals: %m");
+	return sd_bus_reply_method_return(message, NULL);
+}
+
+static int method_unsubscribe(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	Manager *m = userdata;
+
+	if (subscribers_remove(&m->subscribers, SUBSCRIBERS_MANAGER, message) == 0)
+		return sd_bus_error_setf(error, MW_ERROR_NOT_SUBSCRIBED,
+					 "The caller has not subscribed (Subscribe()).");
+	return sd_bus_reply_method_return(message, NULL);
+}
+
 /* Not only the policy: methods that change things check their caller themselves. Returns 1 for root. */
 static int check_root(sd_bus_message *message, const char *what, sd_bus_error *error)
 {
@@ -447,6 +474,10 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("WaitForMount", SD_BUS_ARGS("s", mount_point, "t", timeout_usec),
 				SD_BUS_RESULT("o", mount), method_wait_for_mount,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Subscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_subscribe,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Unsubscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_unsubscribe,
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Resync", SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("u", added, "u", removed, "u", changed),
@@ -638,6 +669,23 @@ int manager_bus_setup(Manager *m, sd_bus *bus)
 
 /* ---- emitting ---- */
 
+/*
+ * Per-mount signals are built and sent only for those who listen
+ * (subscribers.h): the Manager's for Subscribe()'s callers, the
+ * ObjectManager's and the mounts' PropertiesChanged for them and for
+ * GetManagedObjects()'s. Resynced and the manager's own PropertiesChanged
+ * are rare and always sent.
+ */
+static bool want_manager_signals(const Manager *m)
+{
+	return subscribers_any(&m->subscribers, SUBSCRIBERS_MANAGER);
+}
+
+static bool want_object_signals(const Manager *m)
+{
+	return want_manager_signals(m) || subscribers_any(&m->subscribers, SUBSCRIBERS_OBJECTS);
+}
+
 static void emit_mount_signal(Manager *m, const char *member, uint64_t id, const char *point)
 {
 	char path[64];
@@ -711,10 +759,13 @@ static void emit_mount_added(Manager *m, const MountInfo *mount)
 	int r;
 
 	mount_object_path(mount->unique_id, path);
-	r = emit_interfaces_added(m, mount, path);
-	if (r < 0)
-		log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
-	emit_mount_signal(m, "MountAdded", mount->unique_id, mount->mount_point);
+	if (want_object_signals(m)) {
+		r = emit_interfaces_added(m, mount, path);
+		if (r < 0)
+			log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
+	}
+	if (want_manager_signals(m))
+		emit_mount_signal(m, "MountAdded", mount->unique_id, mount->mount_point);
 }
 
 static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount_point)
@@ -729,10 +780,13 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 	 * the rest. Not sd_bus_emit_object_removed(): that asks the object,
 	 * which the table no longer has.
 	 */
-	r = sd_bus_emit_interfaces_removed_strv(m->bus, path, (char **)mount_object_interfaces);
-	if (r < 0)
-		log_warning_errno(r, "Failed to emit InterfacesRemoved for %s: %m", path);
-	emit_mount_signal(m, "MountRemoved", unique_id, mount_point);
+	if (want_object_signals(m)) {
+		r = sd_bus_emit_interfaces_removed_strv(m->bus, path, (char **)mount_object_interfaces);
+		if (r < 0)
+			log_warning_errno(r, "Failed to emit InterfacesRemoved for %s: %m", path);
+	}
+	if (want_manager_signals(m))
+		emit_mount_signal(m, "MountRemoved", unique_id, mount_point);
 }
 
 static void emit_mount_changed(Manager *m, const MountInfo *mount, uint32_t prop_mask)
@@ -752,9 +806,13 @@ static void emit_mount_changed(Manager *m, const MountInfo *mount, uint32_t prop
 		return;
 
 	mount_object_path(mount->unique_id, path);
-	r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)names);
-	if (r < 0)
-		log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);
+	if (want_object_signals(m)) {
+		r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)names);
+		if (r < 0)
+			log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);
+	}
+	if (!want_manager_signals(m))
+		return;
 
 	r = sd_bus_message_new_signal(m->bus, &s, MW_MANAGER_PATH, MW_MANAGER_IFACE, "MountChanged");
 	if (r >= 0)

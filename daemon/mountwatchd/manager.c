@@ -35,6 +35,7 @@ Manager *manager_free(Manager *m)
 	if (!m)
 		return NULL;
 	wait_list_done(&m->waits);
+	subscribers_done(&m->subscribers);
 	m->manager_slot = sd_bus_slot_unref(m->manager_slot);
 	m->mount_slot = sd_bus_slot_unref(m->mount_slot);
 	m->enumerator_slot = sd_bus_slot_unref(m->enumerator_slot);

@@ -16,6 +16,7 @@
 #include "mountwatch/mountwatch.h"
 
 #include "config.h"
+#include "subscribers.h"
 #include "wait.h"
 
 typedef struct Manager Manager;
@@ -45,6 +46,7 @@ struct Manager {
 
 	mw_watcher *watcher;
 	WaitList waits;
+	Subscribers subscribers; /* who listens to the per-mount signals */
 	bool resync_pending; /* a failed resync waits for its retry: the table may miss changes */
 	/*
 	 * Replies with the whole table (ListMounts, GetManagedObjects) larger

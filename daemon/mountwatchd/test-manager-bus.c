@@ -396,6 +396,21 @@ static int call(sd_bus_message **reply, sd_bus_error *error, const char *iface, 
 	return sd_bus_call(client, m, 5 * 1000000ULL, error, reply);
 }
 
+/* Mounts name on the fake kernel and unmounts it again, letting the signals arrive. */
+static void mount_umount(const char *name)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	uint64_t id;
+
+	assert_se(call(&reply, &error, TEST_IFACE, "Mount", "s", name) >= 0);
+	assert_se(sd_bus_message_read(reply, "t", &id) > 0);
+	reply = sd_bus_message_unref(reply);
+	pump();
+	assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", id) >= 0);
+	pump();
+}
+
 static uint64_t get_u64(const char *path, const char *iface, const char *prop)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -666,7 +681,7 @@ int main(int argc, char *argv[])
 	sd_bus_message *reply = NULL;
 	sd_bus_error error = SD_BUS_ERROR_NULL;
 	const char *path, *point, *fstype, *source;
-	uint64_t gen, id, parent, new_id;
+	uint64_t gen, gen0, id, parent, new_id;
 	int status;
 	unsigned n = 0;
 	char *s, obj[64];
@@ -755,6 +770,16 @@ int main(int argc, char *argv[])
 	sd_bus_error_free(&error);
 	printf("ok - GetMount, GetMountByPath, per-mount properties and their errors\n");
 
+	/* Nobody listens yet: a change costs no per-mount signal at all. */
+	gen0 = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
+	mount_umount("quiet");
+	assert_se(signals_added + signals_removed + ifaces_added + ifaces_removed == 0);
+	assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == gen0 + 2);
+	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Unsubscribe", NULL) < 0);
+	assert_se(sd_bus_error_has_name(&error, MW_ERROR_NOT_SUBSCRIBED));
+	sd_bus_error_free(&error);
+	printf("ok - without a subscriber no per-mount signal is sent; Unsubscribe() first: NotSubscribed\n");
+
 	/* ObjectManager. */
 	assert_se(call(&reply, &error, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", NULL) >= 0);
 	n = 0;
@@ -770,16 +795,29 @@ int main(int argc, char *argv[])
 	reply = sd_bus_message_unref(reply);
 	printf("ok - GetManagedObjects lists every mount object\n");
 
+	/* Its caller is an ObjectManager client: it gets the ObjectManager's signals, not the Manager's. */
+	mount_umount("om");
+	assert_se(ifaces_added == 1 && ifaces_removed == 1 && signals_added + signals_removed == 0);
+	printf("ok - after GetManagedObjects: InterfacesAdded/Removed, no MountAdded/Removed\n");
+
+	/* Subscribe(): every per-mount signal; a second call changes nothing. */
+	for (int i = 0; i < 2; i++) {
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Subscribe", NULL) >= 0);
+		reply = sd_bus_message_unref(reply);
+	}
+	signals_added = signals_removed = signals_changed = ifaces_added = ifaces_removed = props_changed = 0;
+	last_generation = gen0 = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
+
 	/* Changes: signals after the state, with consecutive generations. */
 	assert_se(call(&reply, &error, TEST_IFACE, "Mount", "s", "mnt") >= 0);
 	assert_se(sd_bus_message_read(reply, "t", &new_id) > 0);
 	reply = sd_bus_message_unref(reply);
 	pump();
-	assert_se(signals_added == 1 && ifaces_added == 1 && last_generation == 1);
+	assert_se(signals_added == 1 && ifaces_added == 1 && last_generation == gen0 + 1);
 	assert_se(call(&reply, &error, TEST_IFACE, "SetAttr", "tt", new_id, (uint64_t)1) >= 0);
 	reply = sd_bus_message_unref(reply);
 	pump();
-	assert_se(signals_changed == 1 && props_changed == 1 && last_generation == 2);
+	assert_se(signals_changed == 1 && props_changed == 1 && last_generation == gen0 + 2);
 	mount_object_path(new_id, obj);
 	s = get_string(obj, MW_MOUNT_IFACE, "Options");
 	assert_se(strcmp(s, "ro,relatime") == 0);
@@ -787,8 +825,8 @@ int main(int argc, char *argv[])
 	assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", new_id) >= 0);
 	reply = sd_bus_message_unref(reply);
 	pump();
-	assert_se(signals_removed == 1 && ifaces_removed == 1 && last_generation == 3);
-	assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == 3);
+	assert_se(signals_removed == 1 && ifaces_removed == 1 && last_generation == gen0 + 3);
+	assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == gen0 + 3);
 	printf("ok - MountAdded/Changed/Removed, InterfacesAdded/Removed, PropertiesChanged, generations\n");
 
 	/*
@@ -835,6 +873,25 @@ int main(int argc, char *argv[])
 		last_generation = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
 	}
 	printf("ok - InterfacesAdded and InterfacesRemoved name the interfaces GetManagedObjects lists\n");
+
+	/* Unsubscribe(): the Manager's signals stop; the ObjectManager client's go on. */
+	{
+		unsigned added = signals_added, removed = signals_removed, ifaces = ifaces_added;
+
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Unsubscribe", NULL) >= 0);
+		reply = sd_bus_message_unref(reply);
+		mount_umount("unsubscribed");
+		assert_se(signals_added == added && signals_removed == removed && ifaces_added == ifaces + 1);
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Unsubscribe", NULL) < 0);
+		assert_se(sd_bus_error_has_name(&error, MW_ERROR_NOT_SUBSCRIBED));
+		sd_bus_error_free(&error);
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Subscribe", NULL) >= 0);
+		reply = sd_bus_message_unref(reply);
+		last_generation = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
+		mount_umount("subscribed");
+		assert_se(signals_added == added + 1 && signals_removed == removed + 1);
+	}
+	printf("ok - Unsubscribe() stops MountAdded/Removed, not InterfacesAdded; again: NotSubscribed\n");
 
 	/* WaitForMount: at once, later, and timing out. */
 	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "WaitForMount", "st", "/boot", (uint64_t)1000) >= 0);

@@ -14,6 +14,7 @@
 #define MW_MOUNT_IFACE "org.mountwatch.MountWatch1.Mount"
 #define MW_ERROR_NO_SUCH_MOUNT "org.mountwatch.MountWatch1.Error.NoSuchMount"
 #define MW_ERROR_TIMEOUT "org.mountwatch.MountWatch1.Error.Timeout"
+#define MW_ERROR_NOT_SUBSCRIBED "org.mountwatch.MountWatch1.Error.NotSubscribed"
 /* The first column of ListMountsByFileDescriptor's table; the others are the Mount properties. */
 #define MW_TABLE_OBJECT_PATH "ObjectPath"
 

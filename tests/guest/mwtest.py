@@ -127,20 +127,48 @@ def journal_since(since):
     return run("journalctl", "-u", "mountwatchd", "--no-pager", "-o", "cat", "--since", since).stdout
 
 
+def subscriber():
+    """
+    A client subscribed to the daemon's signals until stop_subscriber(): the
+    daemon sends its per-mount signals only while someone has called
+    Subscribe(), and busctl or gdbus monitor only listen. It is "mountwatchctl
+    monitor" (output to a file), which prints its header once it has
+    subscribed and listed the mounts; this returns after that.
+    """
+    f = open("/run/mw-subscriber-%d.out" % os.getpid(), "w+")
+    p = subprocess.Popen(["mountwatchctl", "monitor"], stdout=f, stderr=subprocess.STDOUT)
+    end = time.time() + 60
+    while "EVENT" not in open(f.name).read() and p.poll() is None and time.time() < end:
+        time.sleep(0.1)
+    return p, f
+
+
+def stop_subscriber(sub):
+    p, f = sub
+    p.terminate()
+    p.wait(timeout=20)
+    f.close()
+    os.unlink(f.name)
+
+
 def monitor():
     """
-    busctl monitor of the Manager's signals, into a file: a pipe that nobody
-    reads during a storm would fill, block busctl, and lose signals.
+    busctl monitor of the Manager's signals, into a file (a pipe that nobody
+    reads during a storm would fill, block busctl, and lose signals), and a
+    subscriber() that makes the daemon send them.
     """
     f = open("/run/mw-monitor-%d.json" % os.getpid(), "w+")
     p = subprocess.Popen(["stdbuf", "-oL", "busctl", "monitor", "--json=short",
                           "--match=type='signal',sender='%s',interface='%s'" % (BUS, MGR)],
                          stdout=f, stderr=subprocess.DEVNULL, text=True)
-    return p, f
+    time.sleep(1)  # busctl is listening
+    return (p, subscriber()), f
 
 
 def stop_monitor(p, f):
     """Stops a monitor(); what it saw, one JSON message a line."""
+    p, sub = p
+    stop_subscriber(sub)
     p.send_signal(signal.SIGINT)
     p.wait(timeout=20)
     f.seek(0)

@@ -53,7 +53,27 @@ class PrivateBus:
             raise RuntimeError("dbus-daemon printed no address (exit %s)" % self.process.poll())
         os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = self.address
 
+    def connect(self):
+        """A new connection of our own to this bus, with GLib's GDBus (python3-gi)."""
+        from gi.repository import Gio
+        return Gio.DBusConnection.new_for_address_sync(
+            self.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+
     def stop(self):
         if self.process.poll() is None:
             self.process.terminate()
         self.process.wait()
+
+
+def call(conn, method, sig=None, args=None, iface="org.mountwatch.MountWatch1.Manager",
+         path="/org/mountwatch/MountWatch1", timeout=5000):
+    """Calls mountwatchd over conn (no auto-start): (None, reply) or (the D-Bus error's name, None)."""
+    from gi.repository import Gio, GLib
+    try:
+        v = conn.call_sync("org.mountwatch.MountWatch1", path, iface, method,
+                           GLib.Variant(sig, args) if sig else None, None,
+                           Gio.DBusCallFlags.NO_AUTO_START, timeout, None)
+        return None, v.unpack()
+    except GLib.Error as e:
+        return Gio.DBusError.get_remote_error(e) or e.message, None
