@@ -18,6 +18,7 @@
 #include "mountwatch/syscalls.h"
 
 #include "backend.h"
+#include "statmount.h"
 #include "util.h"
 
 #define WATCH_ID 0x4d /* 'M'; goes into WATCH_INFO_ID */
@@ -35,6 +36,7 @@ typedef struct WatchQueueBackend {
 	 * a read that would only find EAGAIN (one system call per batch fewer).
 	 */
 	bool drained;
+	StatmountBuf sm; /* reused by every query */
 	union {
 		struct watch_notification align;
 		unsigned char bytes[4096];
@@ -51,6 +53,7 @@ static Backend *wq_close(Backend *base)
 		(void)close(b->fd);
 	if (b->write_fd >= 0)
 		(void)close(b->write_fd);
+	statmount_buf_done(&b->sm);
 	free(b->path);
 	free(b);
 	return NULL;
@@ -322,27 +325,26 @@ static int query_string(uint64_t unique_id, uint32_t request, char **ret)
 	return 0;
 }
 
+/*
+ * One query round for a mount: statmount(2), which 6.12 has, gives in one
+ * call what took five fsinfo(2) queries (topology, IDS, the mount point,
+ * the root, the superblock options); fsinfo(2) adds what only this series
+ * has - the superblock's unique ID (SB_CHANGED names it) and the counters -
+ * and the source, which statmount gives only from 6.13 on. Three system
+ * calls per new mount instead of seven.
+ */
 static int wq_query_mount(Backend *base, uint64_t unique_id, MountInfo *ret)
 {
+	WatchQueueBackend *b = (WatchQueueBackend *)base;
 	struct fsinfo_mount_info info = {};
-	struct fsinfo_mount_topology top = {};
-	struct fsinfo_ids ids = {};
 	MountInfo m = {};
 	long r;
 
-	r = fsinfo_mount(unique_id, FSINFO_ATTR_MOUNT_INFO, &info, sizeof(info));
+	r = statmount_query(unique_id, &b->sm, &m);
 	if (r >= 0)
-		r = fsinfo_mount(unique_id, FSINFO_ATTR_MOUNT_TOPOLOGY, &top, sizeof(top));
-	if (r >= 0)
-		r = fsinfo_mount(unique_id, FSINFO_ATTR_IDS, &ids, sizeof(ids));
-	if (r >= 0)
-		r = query_string(unique_id, FSINFO_ATTR_MOUNT_POINT_FULL, &m.mount_point);
-	if (r >= 0)
-		r = query_string(unique_id, FSINFO_ATTR_MOUNT_PATH, &m.root);
-	if (r >= 0)
+		r = fsinfo_mount(unique_id, FSINFO_ATTR_MOUNT_INFO, &info, sizeof(info));
+	if (r >= 0 && !m.source)
 		r = query_string(unique_id, FSINFO_ATTR_SOURCE, &m.source);
-	if (r >= 0)
-		r = query_string(unique_id, FSINFO_ATTR_CONFIGURATION, &m.super_options);
 	if (r < 0) {
 		mount_info_done(&m);
 		/* Unmounted meanwhile, or no longer connected to our root. */
@@ -350,25 +352,8 @@ static int wq_query_mount(Backend *base, uint64_t unique_id, MountInfo *ret)
 			return -ENOENT;
 		return (int)r;
 	}
-
-	ids.f_fs_name[sizeof(ids.f_fs_name) - 1] = 0;
-	m.fstype = strdup(ids.f_fs_name);
-	if (!m.fstype) {
-		mount_info_done(&m);
-		return -ENOMEM;
-	}
-	m.unique_id = info.mnt_unique_id ?: unique_id;
-	m.mnt_id = info.mnt_id;
-	m.parent_id = top.parent_id;
-	m.attributes = info.attr;
-	m.propagation = top.propagation_type;
-	m.peer_group = top.shared_group_id;
-	m.master_group = top.dependent_source_id;
 	m.superblock_id = info.sb_unique_id;
-	m.dev_major = ids.f_dev_major;
-	m.dev_minor = ids.f_dev_minor;
 	m.notify_sum = info.mnt_attr_changes + info.mnt_topology_changes + info.mnt_subtree_notifications;
-
 	*ret = m;
 	return 0;
 }
