@@ -43,6 +43,14 @@ typedef struct FanotifyBackend {
 	/* Events read from the watch and not yet handed out. */
 	FanotifyEvent pending[64];
 	size_t pos, len;
+	/*
+	 * The last read of the watch returned fewer events than it had room
+	 * for: it found the queue empty (or the rescan not yet due). Once its
+	 * events are handed out, the next call returns 0 without reading again
+	 * (an epoll_wait, a timerfd read, a poll and a read that would find
+	 * nothing); the next wake-up reads.
+	 */
+	bool drained;
 } FanotifyBackend;
 
 static void forget(FanotifyBackend *b, uint64_t unique_id)
@@ -147,19 +155,27 @@ static int fan_read_events(Backend *base, MountEvent *events, size_t n_max)
 	FanotifyBackend *b = (FanotifyBackend *)base;
 	size_t n = 0;
 
+	if (b->pos >= b->len && b->drained) {
+		b->drained = false; /* the next wake-up reads */
+		return 0;
+	}
 	while (n < n_max) {
 		const FanotifyEvent *e;
 		IdPair *p;
 
 		if (b->pos >= b->len) {
-			int k = fanotify_watch_read(b->watch, b->pending, ELEMENTSOF(b->pending));
+			int k;
 
+			if (b->drained)
+				break;
+			k = fanotify_watch_read(b->watch, b->pending, ELEMENTSOF(b->pending));
 			if (k < 0)
 				return k;
 			if (k == 0)
 				break;
 			b->pos = 0;
 			b->len = (size_t)k;
+			b->drained = (size_t)k < ELEMENTSOF(b->pending);
 		}
 		e = &b->pending[b->pos++];
 		switch (e->type) {
