@@ -406,6 +406,37 @@ static void progress(bool force, const char *fmt, ...)
 		fprintf(stderr, "[%s] %s\n", t, msg);
 }
 
+/*
+ * Waits until s's CPU time stands still (under 1% over window_ns; PID 1
+ * needs a longer window, as it rate-limits its mountinfo re-reads), at most
+ * max_ns, and returns the time then.
+ */
+static int settle(const CpuSource *s, const char *name, uint64_t window_ns, uint64_t max_ns,
+		  uint64_t *ret)
+{
+	uint64_t start = now_ns(), a, b, first;
+	int r;
+
+	r = cpu_read(s, &a);
+	first = a;
+	while (r >= 0) {
+		sleep_ns(window_ns);
+		r = cpu_read(s, &b);
+		if (r < 0)
+			break;
+		if (b - a < window_ns / 100 || now_ns() - start > max_ns) {
+			*ret = b;
+			return 0;
+		}
+		a = b;
+		if (name)
+			progress(false, "waiting for %s to be idle: %" PRIu64 " s, %.1f s CPU",
+				 name, (now_ns() - start) / NSEC_PER_SEC,
+				 (double)(b - first) / NSEC_PER_SEC);
+	}
+	return r;
+}
+
 /* ---- the watchers' common part ---- */
 
 typedef struct Watcher {
@@ -960,14 +991,17 @@ static int findmnt_expect(LineReader *r, int timeout_ms, const char *action, con
  * findmnt --poll (util-linux): libmount parses the whole table on every
  * wake-up and prints what differs. It runs as its own process; its CPU is
  * what is measured (w->cpu_pid), this process only translates its lines.
- * findmnt says nothing when it has read the table and waits, so a probe
- * mounted at the marker says it is ready once findmnt reports it: a probe
- * made before findmnt had read the table goes unreported, and is made
- * again, with a longer wait each time.
+ * findmnt says nothing when it has read the table and waits: once its CPU
+ * time stands still, a probe mounted at the marker says it is ready when
+ * findmnt reports it. A probe made before findmnt had read the table (it
+ * was idle before it started) goes unreported, and is made again with a
+ * longer wait each time: at 10,000 mounts findmnt takes seconds a change.
  */
 static int watch_findmnt(Watcher *w)
 {
 	LineReader *rd;
+	CpuSource cpu;
+	uint64_t unused;
 	int r;
 
 	rd = calloc(1, sizeof(*rd));
@@ -979,7 +1013,13 @@ static int watch_findmnt(Watcher *w)
 		free(rd);
 		return r;
 	}
-	for (int wait_ms = 100;; wait_ms = wait_ms < 10000 ? 2 * wait_ms : wait_ms) {
+	r = cpu_source_process(&cpu, w->cpu_pid);
+	if (r >= 0)
+		r = settle(&cpu, NULL, 200 * NSEC_PER_MSEC, (uint64_t)arg.timeout_s * NSEC_PER_SEC,
+			   &unused);
+	if (r < 0)
+		goto out;
+	for (int wait_ms = 1000; r >= 0; wait_ms = wait_ms < 600000 ? 2 * wait_ms : wait_ms) {
 		r = mount_small(w->marker);
 		if (r >= 0)
 			r = findmnt_expect(rd, wait_ms, "mount", w->marker);
@@ -1071,37 +1111,6 @@ static int pipe_wait(Observer *o, int kind, unsigned count, uint64_t deadline)
 		}
 	}
 	return 0;
-}
-
-/*
- * Waits until s's CPU time stands still (under 1% over window_ns; PID 1
- * needs a longer window, as it rate-limits its mountinfo re-reads), at most
- * max_ns, and returns the time then.
- */
-static int settle(const CpuSource *s, const char *name, uint64_t window_ns, uint64_t max_ns,
-		  uint64_t *ret)
-{
-	uint64_t start = now_ns(), a, b, first;
-	int r;
-
-	r = cpu_read(s, &a);
-	first = a;
-	while (r >= 0) {
-		sleep_ns(window_ns);
-		r = cpu_read(s, &b);
-		if (r < 0)
-			break;
-		if (b - a < window_ns / 100 || now_ns() - start > max_ns) {
-			*ret = b;
-			return 0;
-		}
-		a = b;
-		if (name)
-			progress(false, "waiting for %s to be idle: %" PRIu64 " s, %.1f s CPU",
-				 name, (now_ns() - start) / NSEC_PER_SEC,
-				 (double)(b - first) / NSEC_PER_SEC);
-	}
-	return r;
 }
 
 typedef struct Place {
