@@ -2260,6 +2260,11 @@ static void print_daemon_notes(const Result *d)
 	       d->changes ? (double)d->messages / d->changes : 0.0);
 	printf("    the client %s\n", daemon_how.subscribed ? "called Subscribe()" :
 	       "called Subscribe(): UnknownMethod, this mountwatchd signals to all");
+	if (daemon_how.pid1)
+		printf("    NOTE: %s's CPU is all its traffic: with PID 1 in this namespace that\n"
+		       "        includes systemd's own signals about its mount units (to its\n"
+		       "        subscribers, such as logind), which mountwatchd does not cause\n",
+		       bus_label);
 	printf("    CPU by cgroup (cpu.stat usage_usec) or process: mountwatchd by its %s,\n"
 	       "        %s by its %s, %sthe client by its thread\n",
 	       daemon_how.cgroup[O_DAEMON] ? "cgroup" : "process", bus_label,
