@@ -17,29 +17,49 @@
  *   (c) watch_mount(2) on a notification pipe, each record applied to a
  *       table, one fsinfo(2) round (the daemon's seven queries) per new
  *       mount: libmountwatch's watch_queue backend, as mountwatchd uses it;
+ *       (e) and (f) the same library with its fanotify and mountinfo
+ *       backends;
  *   (g) libmount as systemd's PID 1 and udisks use it: mnt_monitor for
  *       the wake-up, mnt_table_parse_mtab() of the whole table and the same
  *       diff;
- *   (d) mountwatchd itself, on the system bus, started by systemd; the
- *       benchmark waits for its MountAdded / MountRemoved signals.
+ *   (h) findmnt --poll (util-linux), what people run by hand: a process of
+ *       its own whose lines the benchmark reads; its CPU is findmnt's;
+ *   (d) mountwatchd itself, on the system bus, started by systemd; a client
+ *       (a thread of the benchmark with a connection of its own) receives
+ *       every signal of mountwatchd's unique name, having called
+ *       Subscribe(), and the benchmark waits for its MountAdded /
+ *       MountRemoved.
  *
- * (a)-(c), (e)-(g) run in a private mount namespace, so PID 1 and mountwatchd do not
- * see their changes; (d) has to run in PID 1's namespace, so systemd (the
- * classic watcher of (a), for real) sees those changes too, and its CPU time
- * over the same window is printed beside mountwatchd's, with dbus-daemon's.
- * Making the N mounts there and removing them again (one lazy umount) are
- * the burst case of systemd issues #8703 / #10268: the CPU that mountwatchd,
- * dbus-daemon and PID 1 spend on them until idle is printed too.
+ * (a)-(c), (e)-(h) run in a private mount namespace, so PID 1 and mountwatchd
+ * do not see their changes; (d) has to run in PID 1's namespace, so systemd
+ * (the classic watcher of (a), for real) sees those changes too. Beside
+ * mountwatchd's CPU time over the same window are printed the bus daemon's
+ * (dbus-daemon or dbus-broker, named from /proc/PID/comm), PID 1's, the
+ * client's, and the whole system's: mountwatchd + bus daemon + client, what
+ * a subscribed client costs the machine beside PID 1's re-reading; and the
+ * bus messages per change (signals the client received). mountwatchd and
+ * the bus daemon are measured by their cgroups' cpu.stat where each has a
+ * cgroup v2 of its own (so dbus-broker-launch counts with dbus-broker),
+ * else (the host mode) by their processes; PID 1 by its process.
+ *
+ * (d) also measures in bulk, each step until everyone is idle: making the N
+ * mounts there back to back and removing them again (one lazy umount), the
+ * burst case of systemd issues #8703 / #10268, against the CPU the mount
+ * calls themselves took (the mounting thread's); and remounting the tmpfs
+ * whose directory the N binds show read-only and back (MS_REMOUNT of one
+ * superblock: one SB_CHANGED record on the series' kernel, a signal per
+ * mount whose properties changed).
  *
  * By default each change waits until the watcher has seen it (paced): the
  * cost per change, without merging. --burst makes the changes back to back
  * and ends with a marker mount; the poll-based watchers then merge wake-ups.
  *
  * CPU time is the watcher's whole process (user + system, in the kernel's
- * nanoseconds, clock_getcpuclockid(3)) from the first change until it has
- * seen the last one and gone idle. The initial snapshot is not counted for
- * anyone. Latency is from the return of mount(2) / umount(2) until the
- * watcher has reported the change.
+ * nanoseconds, clock_getcpuclockid(3); a thread's for (d)'s client, a
+ * cgroup's as said above) from the first change until it has seen the last
+ * one and gone idle. The initial snapshot is not counted for anyone. Latency
+ * is from the return of mount(2) / umount(2) until the watcher has reported
+ * the change.
  *
  * Must run as root. On a kernel without the syscalls a watcher is skipped
  * and the reason printed. Functions return a negative errno on failure.
@@ -48,6 +68,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -108,11 +129,23 @@ enum {
 	W_LIB_FAN,
 	W_LIB_MI,
 	W_LIBMOUNT,	/* (g): libmount's monitor and parser */
-	W_DAEMON,
-	W_DBUS,	/* dbus-daemon during (d) */
-	W_PID1,	/* systemd during (d) */
+	W_FINDMNT,	/* (h): findmnt --poll, a process of its own */
+	W_DAEMON,	/* (d) and the rows measured beside it, in the order of Others */
+	W_BUS,		/* the bus daemon during (d) */
+	W_PID1,		/* systemd during (d) */
+	W_CLIENT,	/* (d)'s client: the thread that receives the signals */
+	W_SYSTEM,	/* mountwatchd + bus daemon + client */
 	_W_MAX,
-	_W_CHILD_MAX = W_DAEMON, /* (a)-(c), (e)-(g) run as child processes */
+	_W_CHILD_MAX = W_DAEMON, /* (a)-(c), (e)-(h) run as child processes */
+	_W_BESIDE_MAX = W_SYSTEM - W_DAEMON, /* the processes (d) measures */
+};
+
+/* The processes (d) measures, in the order of their rows. */
+enum {
+	O_DAEMON = W_DAEMON - W_DAEMON,
+	O_BUS = W_BUS - W_DAEMON,
+	O_PID1 = W_PID1 - W_DAEMON,
+	O_CLIENT = W_CLIENT - W_DAEMON,
 };
 
 static const char *const watcher_names[_W_MAX] = {
@@ -122,10 +155,32 @@ static const char *const watcher_names[_W_MAX] = {
 	[W_LIB_FAN] = "(e) libmountwatch fanotify backend",
 	[W_LIB_MI] = "(f) libmountwatch mountinfo backend",
 	[W_LIBMOUNT] = "(g) libmount monitor + parse_mtab",
+	[W_FINDMNT] = "(h) findmnt --poll",
 	[W_DAEMON] = "(d) mountwatchd, signals on the bus",
-	[W_DBUS] = "    dbus-daemon during (d), all traffic",
+	[W_BUS] = "    the bus daemon during (d), all traffic",
 	[W_PID1] = "    systemd PID 1 during (d)",
+	[W_CLIENT] = "    the client during (d), its thread",
+	[W_SYSTEM] = "    whole system: mountwatchd+bus+client",
 };
+
+/* The same in the summary's columns and the progress lines. */
+static const char *const watcher_short[_W_MAX] = {
+	[W_MOUNTINFO] = "(a) mountinfo",
+	[W_LISTMOUNT] = "(b) listmount",
+	[W_LIB_WQ] = "(c) watch_queue",
+	[W_LIB_FAN] = "(e) fanotify",
+	[W_LIB_MI] = "(f) lib mountinfo",
+	[W_LIBMOUNT] = "(g) libmount",
+	[W_FINDMNT] = "(h) findmnt",
+	[W_DAEMON] = "(d) mountwatchd",
+	[W_BUS] = "bus daemon",
+	[W_PID1] = "PID 1",
+	[W_CLIENT] = "the client",
+	[W_SYSTEM] = "(d) whole system",
+};
+
+/* The option letter of each watcher, in the enum's order. */
+static const char watcher_letters[] = "abcefghd";
 
 /* What a watcher reports to the process making the changes. */
 enum {
@@ -141,6 +196,7 @@ typedef struct Report {
 	uint32_t kind;
 	int32_t error;
 	uint64_t wakeups;
+	int32_t cpu_pid;	/* REPORT_READY: the process whose CPU is the watcher's; 0: its own */
 } Report;
 
 typedef struct Result {
@@ -153,17 +209,38 @@ typedef struct Result {
 	unsigned latencies;
 	uint64_t wakeups;	/* re-reads (a, b), read(2)s (c) */
 	bool has_wakeups;
+	uint64_t messages;	/* (d): signals of mountwatchd's unique name the client received */
 	size_t table_size;	/* mounts in the watched namespace */
 	unsigned rounds;
 	double min_per, max_per; /* CPU ns per change, cheapest and dearest round */
 } Result;
 
-/* (d)'s set-up and removal of the N mounts, back to back: the burst case. */
-typedef struct Bulk {
+/*
+ * (d)'s bulk steps, each one call or a loop of calls back to back, then
+ * measured until all are idle: the N mounts made and removed again (the
+ * burst case), and the superblock they share remounted read-only and back.
+ */
+enum {
+	BULK_MOUNT,
+	BULK_UMOUNT,
+	BULK_REMOUNT_RO,
+	BULK_REMOUNT_RW,
+	_BULK_MAX,
+};
+
+typedef struct Burst {
 	bool measured;
-	bool pid1;		/* PID 1 shares the namespace and was measured */
-	uint64_t setup_wall_ns, teardown_wall_ns;	/* until all were idle */
-	uint64_t setup_cpu_ns[3], teardown_cpu_ns[3];	/* mountwatchd, dbus-daemon, PID 1 */
+	size_t mounts;		/* mounts it changed */
+	uint64_t wall_ns;	/* until all were idle */
+	uint64_t cpu_ns[_W_BESIDE_MAX];	/* mountwatchd, bus daemon, PID 1, client */
+	uint64_t calls_ns;	/* the mounting thread's CPU in the mount(2) / umount2(2) calls */
+	uint64_t messages;	/* signals of mountwatchd the client received */
+	bool caught_up;		/* mountwatchd's table showed the step in the end */
+} Burst;
+
+typedef struct Bulk {
+	Burst step[_BULK_MAX];
+	bool on[_W_BESIDE_MAX];	/* which of the processes were measured */
 } Bulk;
 
 static struct {
@@ -193,17 +270,74 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-/* The CPU time of a whole process, user + system, in nanoseconds. */
-static int cpu_of(pid_t pid, uint64_t *ret)
+/*
+ * Where a CPU time (user + system, in nanoseconds) is read: a process's or a
+ * thread's CPU clock, or the usage_usec of a cgroup's cpu.stat (a service
+ * of several processes, such as dbus-broker-launch + dbus-broker).
+ */
+typedef struct CpuSource {
+	clockid_t clock;
+	FILE *cpu_stat;		/* the cgroup's, when set; then clock is unused */
+} CpuSource;
+
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
-	clockid_t clk;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* The calling thread's CPU time: what the calls it makes cost, kernel work included. */
+static uint64_t thread_cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static int cpu_source_process(CpuSource *s, pid_t pid)
+{
+	clockid_t clock;
 	int r;
 
-	r = clock_getcpuclockid(pid, &clk);
+	r = clock_getcpuclockid(pid, &clock);
 	if (r != 0)
 		return -r;
-	if (clock_gettime(clk, &ts) < 0)
+	*s = (CpuSource){ .clock = clock };
+	return 0;
+}
+
+static void cpu_source_done(CpuSource *s)
+{
+	if (s->cpu_stat)
+		fclose(s->cpu_stat);
+	*s = (CpuSource){};
+}
+
+static int cpu_read(const CpuSource *s, uint64_t *ret)
+{
+	struct timespec ts;
+
+	if (s->cpu_stat) {
+		char buf[512];
+		ssize_t k = pread(fileno(s->cpu_stat), buf, sizeof(buf) - 1, 0);
+		uint64_t usec;
+		char *p;
+
+		if (k < 0)
+			return -errno;
+		buf[k] = 0;
+		/* "usage_usec N" is its first line, in every kernel with cgroup v2. */
+		p = strstr(buf, "usage_usec ");
+		if (!p)
+			return -EBADMSG;
+		p += strlen("usage_usec ");
+		p[strcspn(p, "\n")] = 0;
+		if (parse_u64(p, &usec) < 0)
+			return -EBADMSG;
+		*ret = usec * 1000;
+		return 0;
+	}
+	if (clock_gettime(s->clock, &ts) < 0)
 		return -errno;
 	*ret = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 	return 0;
@@ -215,6 +349,30 @@ static void sleep_ns(uint64_t ns)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+/* The change: a small tmpfs. */
+static int mount_small(const char *path)
+{
+	if (sys_mount("mount-bench", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k") < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * A watcher that is reading a mount it was just told about (fsinfo(2)) pins
+ * it for a moment, and umount(2) says EBUSY: back to back, that happens.
+ * Try again, as any unmounting program would have to.
+ */
+static int umount_busy(const char *path)
+{
+	for (unsigned i = 0;; i++) {
+		if (sys_umount2(path, 0) == 0)
+			return 0;
+		if (errno != EBUSY || i == 10000)
+			return -errno;
+		sleep_ns(NSEC_PER_MSEC / 10);
+	}
 }
 
 static void elapsed(char *buf, size_t size)
@@ -249,6 +407,37 @@ static void progress(bool force, const char *fmt, ...)
 		fprintf(stderr, "[%s] %s\n", t, msg);
 }
 
+/*
+ * Waits until s's CPU time stands still (under 1% over window_ns; PID 1
+ * needs a longer window, as it rate-limits its mountinfo re-reads), at most
+ * max_ns, and returns the time then.
+ */
+static int settle(const CpuSource *s, const char *name, uint64_t window_ns, uint64_t max_ns,
+		  uint64_t *ret)
+{
+	uint64_t start = now_ns(), a, b, first;
+	int r;
+
+	r = cpu_read(s, &a);
+	first = a;
+	while (r >= 0) {
+		sleep_ns(window_ns);
+		r = cpu_read(s, &b);
+		if (r < 0)
+			break;
+		if (b - a < window_ns / 100 || now_ns() - start > max_ns) {
+			*ret = b;
+			return 0;
+		}
+		a = b;
+		if (name)
+			progress(false, "waiting for %s to be idle: %" PRIu64 " s, %.1f s CPU",
+				 name, (now_ns() - start) / NSEC_PER_SEC,
+				 (double)(b - first) / NSEC_PER_SEC);
+	}
+	return r;
+}
+
 /* ---- the watchers' common part ---- */
 
 typedef struct Watcher {
@@ -259,11 +448,12 @@ typedef struct Watcher {
 	const char *backend;	/* (c), (e), (f): libmountwatch's backend */
 	uint64_t wakeups;
 	uint64_t changed;	/* mounts found changed in place */
+	pid_t cpu_pid;		/* (h): findmnt, whose CPU is measured instead */
 } Watcher;
 
 static void watcher_report(Watcher *w, uint32_t kind, int error)
 {
-	Report rep = { .kind = kind, .error = error, .wakeups = w->wakeups };
+	Report rep = { .kind = kind, .error = error, .wakeups = w->wakeups, .cpu_pid = w->cpu_pid };
 
 	if (write(w->report_fd, &rep, sizeof(rep)) != sizeof(rep))
 		_exit(2);
@@ -679,6 +869,193 @@ static int watch_library(Watcher *w)
 	return r;
 }
 
+/* ---- (h) findmnt --poll: util-linux's own watcher, as people run it ---- */
+
+/* ACTION is mount, umount, remount or move; our paths need no escaping in --raw. */
+static char *const findmnt_argv[] = { "findmnt", "--poll", "--raw", "--noheadings",
+				      "-o", "ACTION,TARGET", NULL };
+
+/*
+ * Starts findmnt --poll with its output on a pipe: returns the pipe's read
+ * end and findmnt's PID in *ret_pid, or the errno of execvp(3) (-ENOENT: not
+ * installed), passed back on a close-on-exec pipe.
+ */
+static int findmnt_start(pid_t *ret_pid)
+{
+	int out[2], err[2], e = 0;
+	pid_t pid;
+
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		e = -errno;
+		close(out[0]);
+		close(out[1]);
+		return e;
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* Killed with us: the parent measuring it kills us with SIGKILL. */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (dup2(out[1], STDOUT_FILENO) >= 0)
+			execvp(findmnt_argv[0], findmnt_argv);
+		e = -errno;
+		(void)!write(err[1], &e, sizeof(e));
+		_exit(127);
+	}
+	if (pid < 0)
+		e = -errno;
+	close(out[1]);
+	close(err[1]);
+	if (pid > 0 && read(err[0], &e, sizeof(e)) != sizeof(e))
+		e = 0; /* end of file: it runs */
+	close(err[0]);
+	if (e < 0) {
+		close(out[0]);
+		if (pid > 0)
+			(void)waitpid(pid, NULL, 0);
+		return e;
+	}
+	*ret_pid = pid;
+	return out[0];
+}
+
+/* findmnt's output, read line by line: with a timeout, so no stdio. */
+typedef struct LineReader {
+	int fd;
+	size_t len;
+	char buf[4096];
+	char line[4096];
+} LineReader;
+
+/*
+ * Reads findmnt's next line, "ACTION TARGET", into r->line (the ACTION) and
+ * *ret_target; -ETIMEDOUT after timeout_ms (-1: none), -EPIPE when it has
+ * exited.
+ */
+static int findmnt_next(LineReader *r, int timeout_ms, char **ret_target)
+{
+	for (;;) {
+		struct pollfd p = { .fd = r->fd, .events = POLLIN };
+		char *nl = memchr(r->buf, '\n', r->len), *sp;
+		ssize_t k;
+
+		if (nl) {
+			size_t n = (size_t)(nl - r->buf);
+
+			memcpy(r->line, r->buf, n);
+			r->line[n] = 0;
+			r->len -= n + 1;
+			memmove(r->buf, nl + 1, r->len);
+			sp = strchr(r->line, ' ');
+			if (!sp)
+				return -EBADMSG;
+			*sp = 0;
+			*ret_target = sp + 1;
+			return 0;
+		}
+		if (r->len == sizeof(r->buf))
+			return -EBADMSG; /* a line longer than any path here */
+		k = poll(&p, 1, timeout_ms);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -ETIMEDOUT;
+		k = read(r->fd, r->buf + r->len, sizeof(r->buf) - r->len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -EPIPE;
+		r->len += (size_t)k;
+	}
+}
+
+/* Reads findmnt's lines until it reports @action at @target. */
+static int findmnt_expect(LineReader *r, int timeout_ms, const char *action, const char *target)
+{
+	for (;;) {
+		char *t;
+		int k = findmnt_next(r, timeout_ms, &t);
+
+		if (k < 0)
+			return k;
+		if (strcmp(r->line, action) == 0 && strcmp(t, target) == 0)
+			return 0;
+	}
+}
+
+/*
+ * findmnt --poll (util-linux): libmount parses the whole table on every
+ * wake-up and prints what differs. It runs as its own process; its CPU is
+ * what is measured (w->cpu_pid), this process only translates its lines.
+ * findmnt says nothing when it has read the table and waits: once its CPU
+ * time stands still, a probe mounted at the marker says it is ready when
+ * findmnt reports it. A probe made before findmnt had read the table (it
+ * was idle before it started) goes unreported, and is made again with a
+ * longer wait each time: at 10,000 mounts findmnt takes seconds a change.
+ */
+static int watch_findmnt(Watcher *w)
+{
+	LineReader *rd;
+	CpuSource cpu;
+	uint64_t unused;
+	int r;
+
+	rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		return -ENOMEM;
+	rd->fd = findmnt_start(&w->cpu_pid);
+	if (rd->fd < 0) {
+		r = rd->fd;
+		free(rd);
+		return r;
+	}
+	r = cpu_source_process(&cpu, w->cpu_pid);
+	if (r >= 0)
+		r = settle(&cpu, NULL, 200 * NSEC_PER_MSEC, (uint64_t)arg.timeout_s * NSEC_PER_SEC,
+			   &unused);
+	if (r < 0)
+		goto out;
+	for (int wait_ms = 1000; r >= 0; wait_ms = wait_ms < 600000 ? 2 * wait_ms : wait_ms) {
+		r = mount_small(w->marker);
+		if (r >= 0)
+			r = findmnt_expect(rd, wait_ms, "mount", w->marker);
+		if (r != -ETIMEDOUT)
+			break;
+		r = umount_busy(w->marker);
+		if (r < 0)
+			break;
+	}
+	if (r >= 0)
+		r = umount_busy(w->marker);
+	if (r >= 0)
+		r = findmnt_expect(rd, -1, "umount", w->marker);
+	if (r < 0)
+		goto out;
+	watcher_report(w, REPORT_READY, 0);
+	for (;;) {
+		char *target;
+
+		r = findmnt_next(rd, -1, &target);
+		if (r < 0)
+			break;
+		if (strcmp(rd->line, "mount") == 0)
+			watcher_saw(w, target, true);
+		else if (strcmp(rd->line, "umount") == 0)
+			watcher_saw(w, target, false);
+		else
+			w->changed++; /* remount, move */
+	}
+out:
+	close(rd->fd);
+	free(rd);
+	return r;
+}
+
 /* ---- running one child watcher ---- */
 
 typedef struct Observer Observer;
@@ -689,8 +1066,7 @@ struct Observer {
 	uint64_t wakeups;
 	/* pipe observers */
 	int fd;
-	/* bus observer */
-	sd_bus *bus;
+	/* the bus observer (Client) */
 	const char *target, *marker;
 };
 
@@ -738,48 +1114,11 @@ static int pipe_wait(Observer *o, int kind, unsigned count, uint64_t deadline)
 	return 0;
 }
 
-/*
- * Waits until pid's CPU clock stands still (under 1% over window_ns; PID 1
- * needs a longer window, as it rate-limits its mountinfo re-reads), at most
- * max_ns, and returns the clock then.
- */
-static int settle(pid_t pid, const char *name, uint64_t window_ns, uint64_t max_ns, uint64_t *ret)
-{
-	uint64_t start = now_ns(), a, b, first;
-	int r;
-
-	r = cpu_of(pid, &a);
-	first = a;
-	while (r >= 0) {
-		sleep_ns(window_ns);
-		r = cpu_of(pid, &b);
-		if (r < 0)
-			break;
-		if (b - a < window_ns / 100 || now_ns() - start > max_ns) {
-			*ret = b;
-			return 0;
-		}
-		a = b;
-		if (name)
-			progress(false, "waiting for %s to be idle: %" PRIu64 " s, %.1f s CPU",
-				 name, (now_ns() - start) / NSEC_PER_SEC,
-				 (double)(b - first) / NSEC_PER_SEC);
-	}
-	return r;
-}
-
 typedef struct Place {
 	char base[64];
 	char target[96];
 	char marker[96];
 } Place;
-
-static const char *const watcher_short[] = { "(a) mountinfo", "(b) listmount",
-					     "(c) watch_queue", "(e) fanotify",
-					     "(f) lib mountinfo", "(g) libmount", "(d) mountwatchd" };
-
-/* The option letter of each watcher, in the enum's order. */
-static const char watcher_letters[] = "abcefgd";
 
 /* The backend each of (c), (e), (f) asks libmountwatch for. */
 static const char *const lib_backend[_W_CHILD_MAX] = {
@@ -787,30 +1126,6 @@ static const char *const lib_backend[_W_CHILD_MAX] = {
 	[W_LIB_FAN] = "fanotify",
 	[W_LIB_MI] = "mountinfo",
 };
-
-/* The change: a small tmpfs. */
-static int mount_small(const char *path)
-{
-	if (sys_mount("mount-bench", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k") < 0)
-		return -errno;
-	return 0;
-}
-
-/*
- * A watcher that is reading a mount it was just told about (fsinfo(2)) pins
- * it for a moment, and umount(2) says EBUSY: back to back, that happens.
- * Try again, as any unmounting program would have to.
- */
-static int umount_busy(const char *path)
-{
-	for (unsigned i = 0;; i++) {
-		if (sys_umount2(path, 0) == 0)
-			return 0;
-		if (errno != EBUSY || i == 10000)
-			return -errno;
-		sleep_ns(NSEC_PER_MSEC / 10);
-	}
-}
 
 /*
  * Makes the changes while o's watcher runs: in paced mode each one waits
@@ -887,9 +1202,11 @@ static void run_child_watcher(int w, const Place *pl, unsigned k, Result *res)
 		[W_LIB_FAN] = watch_library,
 		[W_LIB_MI] = watch_library,
 		[W_LIBMOUNT] = watch_libmount,
+		[W_FINDMNT] = watch_findmnt,
 	};
 	Observer o = { .wait = pipe_wait };
 	uint64_t cpu0, cpu1, deadline;
+	CpuSource cpu = {};
 	int fds[2], r;
 	Report rep;
 	pid_t pid;
@@ -945,13 +1262,19 @@ static void run_child_watcher(int w, const Place *pl, unsigned k, Result *res)
 			res->status = 1;
 			snprintf(res->note, sizeof(res->note), "this kernel has no %s (ENOSYS)",
 				 w == W_LISTMOUNT ? "listmount(2)" : "watch_mount(2) or fsinfo(2)");
+		} else if (w == W_FINDMNT && r == -ENOENT) {
+			res->status = 1;
+			snprintf(res->note, sizeof(res->note), "no findmnt on PATH (util-linux)");
 		} else {
 			result_fail(res, r, "snapshot");
 		}
 		goto out;
 	}
 	o.wakeups = rep.wakeups;
-	r = settle(pid, NULL, 200 * NSEC_PER_MSEC, 10 * NSEC_PER_SEC, &cpu0);
+	/* findmnt's own CPU, not that of the process reading its lines. */
+	r = cpu_source_process(&cpu, rep.cpu_pid > 0 ? rep.cpu_pid : pid);
+	if (r >= 0)
+		r = settle(&cpu, NULL, 200 * NSEC_PER_MSEC, 10 * NSEC_PER_SEC, &cpu0);
 	if (r < 0) {
 		result_fail(res, r, "CPU clock");
 		goto out;
@@ -962,7 +1285,7 @@ static void run_child_watcher(int w, const Place *pl, unsigned k, Result *res)
 		progress(true, "%s: snapshot taken, making %u changes", watcher_short[w], k);
 		r = make_changes(&o, w, pl, k, res);
 		if (r == 0)
-			r = settle(pid, NULL, 200 * NSEC_PER_MSEC, 10 * NSEC_PER_SEC, &cpu1);
+			r = settle(&cpu, NULL, 200 * NSEC_PER_MSEC, 10 * NSEC_PER_SEC, &cpu1);
 		if (r < 0) {
 			result_fail(res, r,
 				    r == -ETIMEDOUT ? "waiting for the watcher" : "changes");
@@ -970,7 +1293,8 @@ static void run_child_watcher(int w, const Place *pl, unsigned k, Result *res)
 		}
 		res->cpu_ns = cpu1 - cpu0;
 		res->wakeups = o.wakeups - w0;
-		res->has_wakeups = true;
+		/* findmnt's wake-ups are its own, not counted. */
+		res->has_wakeups = rep.cpu_pid <= 0;
 	}
 out:
 	(void)kill(pid, SIGKILL);
@@ -983,20 +1307,33 @@ out:
 
 /* ---- the background mounts ---- */
 
-static int setup_place(Place *pl, size_t n)
+/* A new directory for the place, and the paths in it. */
+static int place_init(Place *pl)
 {
-	char path[128];
-
 	strcpy(pl->base, "/run/mount-bench.XXXXXX");
-	if (!mkdtemp(pl->base))
+	if (!mkdtemp(pl->base)) {
+		pl->base[0] = 0;
 		return -errno;
+	}
+	snprintf(pl->target, sizeof(pl->target), "%s/target", pl->base);
+	snprintf(pl->marker, sizeof(pl->marker), "%s/marker", pl->base);
+	return 0;
+}
+
+/*
+ * A tmpfs at the place with N binds of one of its directories (all of one
+ * superblock), made back to back; the mount(2) calls' CPU time in
+ * *ret_calls_ns.
+ */
+static int setup_place(Place *pl, size_t n, uint64_t *ret_calls_ns)
+{
+	uint64_t calls = 0;
+	char path[128];
 	if (sys_mount("mount-bench", pl->base, "tmpfs", 0, "mode=0755") < 0)
 		return -errno;
 	/* Nothing made below propagates anywhere else. */
 	if (sys_mount(NULL, pl->base, NULL, MS_PRIVATE, NULL) < 0)
 		return -errno;
-	snprintf(pl->target, sizeof(pl->target), "%s/target", pl->base);
-	snprintf(pl->marker, sizeof(pl->marker), "%s/marker", pl->base);
 	snprintf(path, sizeof(path), "%s/src", pl->base);
 	if (mkdir(path, 0755) < 0 || mkdir(pl->target, 0755) < 0 || mkdir(pl->marker, 0755) < 0)
 		return -errno;
@@ -1004,16 +1341,33 @@ static int setup_place(Place *pl, size_t n)
 		char dst[128];
 
 		snprintf(dst, sizeof(dst), "%s/b%zu", pl->base, i);
-		if (mkdir(dst, 0755) < 0 || sys_mount(path, dst, NULL, MS_BIND, NULL) < 0)
+		if (mkdir(dst, 0755) < 0)
 			return -errno;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char dst[128];
+		uint64_t t;
+
+		snprintf(dst, sizeof(dst), "%s/b%zu", pl->base, i);
+		t = thread_cpu_ns();
+		if (sys_mount(path, dst, NULL, MS_BIND, NULL) < 0)
+			return -errno;
+		calls += thread_cpu_ns() - t;
 		progress(false, "%zu/%zu bind mounts", i + 1, n);
 	}
+	if (ret_calls_ns)
+		*ret_calls_ns = calls;
 	return 0;
 }
 
-static void teardown_place(const Place *pl)
+/* All of it, with one lazy umount; that call's CPU time in *ret_calls_ns. */
+static void teardown_place(const Place *pl, uint64_t *ret_calls_ns)
 {
+	uint64_t t = thread_cpu_ns();
+
 	(void)sys_umount2(pl->base, MNT_DETACH);
+	if (ret_calls_ns)
+		*ret_calls_ns = thread_cpu_ns() - t;
 	(void)rmdir(pl->base);
 }
 
@@ -1045,7 +1399,9 @@ static void private_serve(size_t n, int cmd_fd, int result_fd)
 	if (unshare(CLONE_NEWNS) < 0 || sys_mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		hello.error = -errno;
 	else
-		hello.error = setup_place(&pl, n);
+		hello.error = place_init(&pl);
+	if (hello.error >= 0)
+		hello.error = setup_place(&pl, n, NULL);
 	hello.table_size = (uint32_t)count_mounts();
 	if (write(result_fd, &hello, sizeof(hello)) != sizeof(hello) || hello.error < 0)
 		_exit(1);
@@ -1057,7 +1413,7 @@ static void private_serve(size_t n, int cmd_fd, int result_fd)
 			_exit(1);
 	}
 	/* Cheap here: nobody else sees this namespace. */
-	teardown_place(&pl);
+	teardown_place(&pl, NULL);
 	_exit(0);
 }
 
@@ -1111,45 +1467,202 @@ static void private_stop(Private *p)
 
 /* ---- (d) mountwatchd ---- */
 
-static int on_manager_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-	Observer *o = userdata;
-	const char *member = sd_bus_message_get_member(m), *path, *mp;
-	uint64_t id, gen;
-	bool added;
+/*
+ * (d)'s client: a bus connection of its own, served by a thread of its own
+ * once the measurement starts, so that its CPU time (the thread's clock) is
+ * measured apart from the thread that makes the changes. It receives every
+ * signal of mountwatchd's unique name (a match on the sender, any member),
+ * counts them, and fills o.seen from MountAdded / MountRemoved; the thread
+ * making the changes waits on cond.
+ */
+typedef struct Client {
+	Observer o;		/* first: bus_wait() is given &client->o */
+	sd_bus *bus;		/* the thread's alone while it runs */
+	sd_bus_slot *slot;
+	pthread_t thread;
+	bool running;
+	int stop[2];		/* a pipe: closing stop[1] ends the thread */
+	pthread_mutex_t lock;	/* guards o.seen, messages and error */
+	pthread_cond_t cond;
+	uint64_t messages;
+	int error;		/* the thread's failure, once it has ended */
+} Client;
 
-	if (member && strcmp(member, "MountAdded") == 0)
-		added = true;
-	else if (member && strcmp(member, "MountRemoved") == 0)
-		added = false;
-	else
-		return 0;
-	if (sd_bus_message_read(m, "tost", &id, &path, &mp, &gen) < 0)
-		return 0;
-	if (strcmp(mp, o->target) == 0)
-		o->seen[added ? SEEN_TARGET_ADDED : SEEN_TARGET_REMOVED]++;
-	else if (added && strcmp(mp, o->marker) == 0)
-		o->seen[SEEN_MARKER_ADDED]++;
+static int on_daemon_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	Client *c = userdata;
+	bool added = sd_bus_message_is_signal(m, MW_MANAGER_IFACE, "MountAdded");
+	const char *path, *mp;
+	int kind = -1;
+	uint64_t id, gen;
+
+	(void)error;
+	/* Every signal is counted; MountAdded / MountRemoved are what (d) waits for. */
+	if ((added || sd_bus_message_is_signal(m, MW_MANAGER_IFACE, "MountRemoved")) &&
+	    sd_bus_message_read(m, "tost", &id, &path, &mp, &gen) >= 0) {
+		if (strcmp(mp, c->o.target) == 0)
+			kind = added ? SEEN_TARGET_ADDED : SEEN_TARGET_REMOVED;
+		else if (added && strcmp(mp, c->o.marker) == 0)
+			kind = SEEN_MARKER_ADDED;
+	}
+	pthread_mutex_lock(&c->lock);
+	c->messages++;
+	if (kind >= 0) {
+		c->o.seen[kind]++;
+		pthread_cond_broadcast(&c->cond);
+	}
+	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
 
-static int bus_wait(Observer *o, int kind, unsigned count, uint64_t deadline)
+/* The client's loop: the bus until stop[1] is closed, or the bus fails. */
+static void *client_thread(void *userdata)
 {
-	while (o->seen[kind] < count) {
-		uint64_t now = now_ns();
-		int r = sd_bus_process(o->bus, NULL);
+	Client *c = userdata;
+	int r;
 
+	for (;;) {
+		struct pollfd p[2] = { { .fd = sd_bus_get_fd(c->bus) },
+				       { .fd = c->stop[0], .events = POLLIN } };
+		uint64_t until;
+		int ms = -1;
+
+		r = sd_bus_process(c->bus, NULL);
 		if (r < 0)
-			return r;
+			break;
 		if (r > 0)
 			continue;
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		r = sd_bus_wait(o->bus, (deadline - now) / 1000);
-		if (r < 0 && r != -EINTR)
-			return r;
+		r = sd_bus_get_events(c->bus);
+		if (r < 0)
+			break;
+		p[0].events = (short)r;
+		r = sd_bus_get_timeout(c->bus, &until);
+		if (r < 0)
+			break;
+		if (until != UINT64_MAX) {
+			uint64_t now = now_usec();
+
+			ms = until > now ? (int)((until - now + 999) / 1000) : 0;
+		}
+		if (poll(p, 2, ms) < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (p[1].revents) {
+			r = 0;
+			break;
+		}
 	}
+	pthread_mutex_lock(&c->lock);
+	c->error = r < 0 ? r : -ECANCELED;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* Observer.wait for (d): until the client thread has seen it. */
+static int bus_wait(Observer *o, int kind, unsigned count, uint64_t deadline)
+{
+	Client *c = (Client *)o;
+	struct timespec ts = { .tv_sec = (time_t)(deadline / NSEC_PER_SEC),
+			       .tv_nsec = (long)(deadline % NSEC_PER_SEC) };
+	int r = 0;
+
+	pthread_mutex_lock(&c->lock);
+	while (o->seen[kind] < count && !c->error && r == 0)
+		r = pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+	if (o->seen[kind] >= count)
+		r = 0;
+	else if (c->error)
+		r = c->error;
+	else
+		r = r == ETIMEDOUT ? -ETIMEDOUT : -r;
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
+static uint64_t client_messages(Client *c)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->messages;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+/*
+ * Connects the client, adds its match on @sender (mountwatchd's unique
+ * name), subscribes and starts its thread, whose CPU clock goes to *ret_cpu.
+ * *ret_subscribed is false when the daemon has no Subscribe() (older ones
+ * send their signals unconditionally).
+ */
+static int client_start(Client *c, const char *sender, const Place *pl, CpuSource *ret_cpu,
+			bool *ret_subscribed)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	pthread_condattr_t ca;
+	char match[128];
+	clockid_t clock;
+	int r;
+
+	*c = (Client){ .o.wait = bus_wait, .o.target = pl->target, .o.marker = pl->marker,
+		       .stop = { -1, -1 } };
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* bus_wait()'s deadlines are now_ns() */
+	pthread_cond_init(&c->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	r = sd_bus_open_system(&c->bus);
+	if (r < 0)
+		return r;
+	/* Every signal of the daemon, as an ObjectManager client (GLib's) asks for them. */
+	snprintf(match, sizeof(match), "type='signal',sender='%s'", sender);
+	r = sd_bus_add_match(c->bus, &c->slot, match, on_daemon_signal, c);
+	if (r < 0)
+		return r;
+	/*
+	 * After the match, before the changes. A daemon without Subscribe()
+	 * (UnknownMethod) sends every signal to everyone anyway; any other
+	 * error is the daemon's failure.
+	 */
+	r = sd_bus_call_method(c->bus, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Subscribe",
+			       &error, NULL, NULL);
+	if (r < 0 && !sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD))
+		return r;
+	*ret_subscribed = r >= 0;
+	if (pipe2(c->stop, O_CLOEXEC) < 0)
+		return -errno;
+	r = pthread_create(&c->thread, NULL, client_thread, c);
+	if (r != 0)
+		return -r;
+	c->running = true;
+	r = pthread_getcpuclockid(c->thread, &clock);
+	if (r != 0)
+		return -r;
+	*ret_cpu = (CpuSource){ .clock = clock };
 	return 0;
+}
+
+static void client_stop(Client *c)
+{
+	if (!c->bus)
+		return; /* never started */
+	if (c->running) {
+		close(c->stop[1]);
+		c->stop[1] = -1;
+		pthread_join(c->thread, NULL);
+		c->running = false;
+	}
+	if (c->stop[0] >= 0)
+		close(c->stop[0]);
+	if (c->stop[1] >= 0)
+		close(c->stop[1]);
+	c->stop[0] = c->stop[1] = -1;
+	c->slot = sd_bus_slot_unref(c->slot);
+	c->bus = sd_bus_flush_close_unref(c->bus);
 }
 
 static int bus_pid(sd_bus *bus, const char *name, pid_t *ret)
@@ -1164,19 +1677,47 @@ static int bus_pid(sd_bus *bus, const char *name, pid_t *ret)
 	return r;
 }
 
-/*
- * The bus's own credentials would name PID 1, which made the socket
- * (socket activation); systemd knows the daemon's PID.
- */
-static int dbus_daemon_pid(sd_bus *bus, pid_t *ret)
+/* Who owns @name now, ":1.N": the sender of its signals. */
+static int bus_owner(sd_bus *bus, const char *name, char *buf, size_t size)
 {
-	uint32_t pid;
+	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *owner;
 	int r;
 
-	r = sd_bus_get_property_trivial(bus, "org.freedesktop.systemd1",
-					"/org/freedesktop/systemd1/unit/dbus_2eservice",
-					"org.freedesktop.systemd1.Service", "MainPID", NULL, 'u',
-					&pid);
+	r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+			       "org.freedesktop.DBus", "GetNameOwner", &error, &reply, "s", name);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "s", &owner);
+	if (r >= 0)
+		snprintf(buf, size, "%s", owner);
+	sd_bus_message_unref(reply);
+	return r;
+}
+
+/*
+ * The bus daemon's PID, as the bus says it (dbus-daemon answers for itself);
+ * else systemd's MainPID of the bus's unit (dbus.service, an alias of
+ * dbus-broker.service where the broker is the bus). The bus's own
+ * credentials would name PID 1, which made the socket (socket activation).
+ */
+static int bus_daemon_pid(sd_bus *bus, pid_t *ret)
+{
+	sd_bus_message *reply = NULL;
+	uint32_t pid = 0;
+	int r;
+
+	r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+			       "org.freedesktop.DBus", "GetConnectionUnixProcessID", NULL, &reply,
+			       "s", "org.freedesktop.DBus");
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "u", &pid);
+	sd_bus_message_unref(reply);
+	if (r < 0 || pid == 0)
+		r = sd_bus_get_property_trivial(bus, "org.freedesktop.systemd1",
+						"/org/freedesktop/systemd1/unit/dbus_2eservice",
+						"org.freedesktop.systemd1.Service", "MainPID", NULL,
+						'u', &pid);
 	if (r < 0)
 		return r;
 	if (pid == 0)
@@ -1191,35 +1732,104 @@ static int bus_mount_count(sd_bus *bus, uint32_t *ret)
 					   NULL, 'u', ret);
 }
 
-/* The processes whose CPU time (d) measures, in the order of the result rows. */
+/* The cgroup v2 path of @pid ("/system.slice/dbus.service"), from /proc/PID/cgroup. */
+static int cgroup_of(pid_t pid, char *buf, size_t size)
+{
+	_cleanup_free_ char *line = NULL;
+	size_t line_size = 0;
+	char path[64];
+	int r = -ENOENT;
+	FILE *f;
+
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/cgroup");
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &line_size, f) > 0)
+		if (strncmp(line, "0::", 3) == 0) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(buf, size, "%s", line + 3);
+			r = 0;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+/*
+ * Measures @pid by its cgroup's cpu.stat when that cgroup is a service of
+ * its own (cgroup v2 at /sys/fs/cgroup; not the root, not this benchmark's,
+ * not @other's), else by its own CPU clock: the host mode's private bus and
+ * daemon sit in the benchmark's cgroup. Returns 1 for a cgroup, 0 for the
+ * process.
+ */
+static int cpu_source_service(CpuSource *s, pid_t pid, pid_t other)
+{
+	char cg[256], mine[256], theirs[256], path[300];
+	FILE *f;
+
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0 &&
+	    cgroup_of(pid, cg, sizeof(cg)) >= 0 && strcmp(cg, "/") != 0 &&
+	    cgroup_of(0, mine, sizeof(mine)) >= 0 && strcmp(cg, mine) != 0 &&
+	    (other <= 0 || cgroup_of(other, theirs, sizeof(theirs)) < 0 ||
+	     strcmp(cg, theirs) != 0)) {
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cpu.stat", cg);
+		f = fopen(path, "re");
+		if (f) {
+			*s = (CpuSource){ .cpu_stat = f };
+			return 1;
+		}
+	}
+	return cpu_source_process(s, pid);
+}
+
+/* The processes that (d) measures beside mountwatchd, in the order of the result rows. */
 typedef struct Others {
-	pid_t pid[3];		/* mountwatchd, dbus-daemon, PID 1; 0 if unknown */
-	uint64_t cpu[3];
+	CpuSource src[_W_BESIDE_MAX];	/* mountwatchd, bus daemon, PID 1, client */
+	bool on[_W_BESIDE_MAX];		/* measured; false if unknown or gone */
+	bool cgroup[_W_BESIDE_MAX];	/* by its cgroup's cpu.stat */
+	uint64_t cpu[_W_BESIDE_MAX];
 } Others;
 
-static const char *const other_names[3] = { "mountwatchd", "dbus-daemon", "PID 1" };
+/* What the bus daemon is ("dbus-daemon", "dbus-broker"), from /proc/PID/comm. */
+static char bus_label[32] = "bus daemon";
+
+static const char *other_name(int i)
+{
+	static const char *const names[_W_BESIDE_MAX] = {
+		[O_DAEMON] = "mountwatchd",
+		[O_PID1] = "PID 1",
+		[O_CLIENT] = "the client",
+	};
+
+	return names[i] ?: bus_label;
+}
 
 static void others_read(Others *o)
 {
-	for (int i = 0; i < 3; i++)
-		if (o->pid[i] > 0 && cpu_of(o->pid[i], &o->cpu[i]) < 0)
-			o->pid[i] = 0;
+	for (int i = 0; i < _W_BESIDE_MAX; i++)
+		if (o->on[i] && cpu_read(&o->src[i], &o->cpu[i]) < 0)
+			o->on[i] = false;
 }
 
 /*
  * Waits until each is idle and adds the CPU time each spent since o was
  * read to spent[]; returns the wall time until the last was idle.
  */
-static uint64_t others_settle(Others *o, uint64_t since, uint64_t spent[3])
+static uint64_t others_settle(Others *o, uint64_t since, uint64_t spent[_W_BESIDE_MAX])
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < _W_BESIDE_MAX; i++) {
 		uint64_t v;
 
-		if (o->pid[i] <= 0)
+		if (!o->on[i])
 			continue;
-		if (settle(o->pid[i], other_names[i], (i == 2 ? 1500 : 200) * NSEC_PER_MSEC,
+		if (settle(&o->src[i], other_name(i),
+			   (i == O_PID1 ? 1500 : 200) * NSEC_PER_MSEC,
 			   600 * NSEC_PER_SEC, &v) < 0) {
-			o->pid[i] = 0;
+			o->on[i] = false;
 			continue;
 		}
 		spent[i] += v - o->cpu[i];
@@ -1228,8 +1838,23 @@ static uint64_t others_settle(Others *o, uint64_t since, uint64_t spent[3])
 	return now_ns() - since;
 }
 
+static void others_done(Others *o)
+{
+	for (int i = 0; i < _W_BESIDE_MAX; i++) {
+		cpu_source_done(&o->src[i]);
+		o->on[i] = false;
+	}
+}
+
 /* The Backend property of the mountwatchd that (d) measured. */
 static char daemon_backend[24];
+
+/* How (d) was measured, for the lines below its table. */
+static struct {
+	bool subscribed;	/* Subscribe() answered (else: an older daemon) */
+	bool cgroup[_W_BESIDE_MAX];
+	bool pid1;		/* PID 1 shares the namespace and is measured */
+} daemon_how;
 
 /* Whether PID 1 sees this process's mounts (not so in a private namespace). */
 static bool pid1_shares_mount_ns(void)
@@ -1241,61 +1866,159 @@ static bool pid1_shares_mount_ns(void)
 }
 
 typedef struct Daemon {
-	Observer o;
-	sd_bus_slot *slot;
+	Client c;
+	sd_bus *bus;		/* this thread's calls */
 	Others ot;
 	Place pl;
 	size_t table_size;
 } Daemon;
 
 /*
- * Connects to mountwatchd and makes the N mounts in PID 1's namespace.
- * Returns 0, or 1 with a reason in *res when (d) cannot run.
+ * Whether mountwatchd has applied bulk step @step: as many mounts as
+ * mountinfo, or (a remount) the last bind's SuperOptions read-only or
+ * read-write. Returns 1 or 0, or -errno.
+ */
+static int daemon_caught_up(Daemon *d, int step, size_t n)
+{
+	_cleanup_free_ char *opts = NULL;
+	sd_bus_message *reply = NULL;
+	const char *path;
+	char mp[128];
+	uint32_t count;
+	int r;
+
+	if (step == BULK_MOUNT || step == BULK_UMOUNT) {
+		r = bus_mount_count(d->bus, &count);
+		return r < 0 ? r : count == count_mounts();
+	}
+	if (n)
+		snprintf(mp, sizeof(mp), "%s/b%zu", d->pl.base, n - 1);
+	else
+		snprintf(mp, sizeof(mp), "%s", d->pl.base);
+	r = sd_bus_call_method(d->bus, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE,
+			       "GetMountByPath", NULL, &reply, "s", mp);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "o", &path);
+	if (r >= 0)
+		r = sd_bus_get_property_string(d->bus, MW_BUS_NAME, path, MW_MOUNT_IFACE,
+					       "SuperOptions", NULL, &opts);
+	sd_bus_message_unref(reply);
+	if (r < 0)
+		return r;
+	return strncmp(opts, step == BULK_REMOUNT_RO ? "ro" : "rw", 2) == 0 &&
+	       (!opts[2] || opts[2] == ',');
+}
+
+/*
+ * One bulk step: the mounting thread's calls (measured by the caller), then
+ * every measured process until idle, and the client's messages. Idle is not
+ * done: a daemon that has not applied the step yet is waited for (and
+ * measured until idle again), up to the timeout, and the step says so if it
+ * never does.
+ */
+static void bulk_settle(Daemon *d, Burst *b, int step, size_t n, uint64_t t0, uint64_t messages0)
+{
+	uint64_t deadline = t0 + (uint64_t)arg.timeout_s * NSEC_PER_SEC;
+	int r;
+
+	b->wall_ns = others_settle(&d->ot, t0, b->cpu_ns);
+	while ((r = daemon_caught_up(d, step, n)) == 0 && now_ns() < deadline) {
+		sleep_ns(100 * NSEC_PER_MSEC);
+		b->wall_ns = others_settle(&d->ot, t0, b->cpu_ns);
+	}
+	b->caught_up = r > 0;
+	b->messages = client_messages(&d->c) - messages0;
+	b->measured = true;
+}
+
+/*
+ * Connects to mountwatchd and makes the N mounts in PID 1's namespace, with
+ * the client subscribed. Returns 0, or 1 with a reason in *res when (d)
+ * cannot run.
  */
 static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 {
+	char sender[64], comm_path[64];
 	uint32_t count = 0;
-	uint64_t t0;
+	uint64_t t0, m0;
+	pid_t pid[_W_BESIDE_MAX] = {};
 	int r;
 
-	*d = (Daemon){ .o.wait = bus_wait };
-	r = sd_bus_open_system(&d->o.bus);
+	*d = (Daemon){ .c.stop = { -1, -1 } };
+	r = sd_bus_open_system(&d->bus);
 	if (r < 0) {
 		res->status = 1;
 		snprintf(res->note, sizeof(res->note), "no system bus: %s", strerror(-r));
 		return 1;
 	}
 	/* A call starts it through D-Bus activation if it is not running. */
-	r = bus_mount_count(d->o.bus, &count);
+	r = bus_mount_count(d->bus, &count);
 	if (r >= 0)
-		r = bus_pid(d->o.bus, MW_BUS_NAME, &d->ot.pid[0]);
+		r = bus_pid(d->bus, MW_BUS_NAME, &pid[O_DAEMON]);
+	if (r >= 0)
+		r = bus_owner(d->bus, MW_BUS_NAME, sender, sizeof(sender));
 	if (r < 0) {
 		res->status = 1;
 		snprintf(res->note, sizeof(res->note), "mountwatchd is not on the bus: %s",
 			 strerror(-r));
 		return 1;
 	}
-	(void)dbus_daemon_pid(d->o.bus, &d->ot.pid[1]);
+	(void)bus_daemon_pid(d->bus, &pid[O_BUS]);
 	/* In a private namespace (the host mode) PID 1 sees none of this. */
-	d->ot.pid[2] = pid1_shares_mount_ns() ? 1 : 0;
+	pid[O_PID1] = pid1_shares_mount_ns() ? 1 : 0;
+	for (int i = 0; i < O_CLIENT; i++) {
+		if (pid[i] <= 0)
+			continue;
+		/* PID 1 by itself: init.scope may hold more than systemd. */
+		r = i == O_PID1 ? cpu_source_process(&d->ot.src[i], pid[i]) :
+			     cpu_source_service(&d->ot.src[i], pid[i], pid[i == O_DAEMON ? O_BUS : O_DAEMON]);
+		d->ot.on[i] = r >= 0;
+		d->ot.cgroup[i] = r > 0;
+	}
+	if (pid[O_BUS] > 0) {
+		FILE *f;
+
+		snprintf(comm_path, sizeof(comm_path), "/proc/%d/comm", (int)pid[O_BUS]);
+		f = fopen(comm_path, "re");
+		if (f) {
+			if (fgets(bus_label, sizeof(bus_label), f))
+				bus_label[strcspn(bus_label, "\n")] = 0;
+			fclose(f);
+		}
+	}
 	{
 		_cleanup_free_ char *b = NULL;
 
-		if (sd_bus_get_property_string(d->o.bus, MW_BUS_NAME, MW_MANAGER_PATH,
+		if (sd_bus_get_property_string(d->bus, MW_BUS_NAME, MW_MANAGER_PATH,
 					       MW_MANAGER_IFACE, "Backend", NULL, &b) >= 0)
 			snprintf(daemon_backend, sizeof(daemon_backend), "%s", b);
 	}
 
+	/* The paths first: the client's thread compares with them from its start. */
+	r = place_init(&d->pl);
+	if (r >= 0)
+		r = client_start(&d->c, sender, &d->pl, &d->ot.src[O_CLIENT], &daemon_how.subscribed);
+	if (r < 0) {
+		result_fail(res, r, "the client (match, Subscribe())");
+		return r;
+	}
+	d->ot.on[O_CLIENT] = true;
+	memcpy(daemon_how.cgroup, d->ot.cgroup, sizeof(daemon_how.cgroup));
+	daemon_how.pid1 = d->ot.on[O_PID1];
+	memcpy(bulk->on, d->ot.on, sizeof(bulk->on));
+
 	progress(true, "(d) %zu bind mounts in mountwatchd's namespace", n);
 	others_read(&d->ot);
+	m0 = client_messages(&d->c);
 	t0 = now_ns();
-	r = setup_place(&d->pl, n);
+	r = setup_place(&d->pl, n, &bulk->step[BULK_MOUNT].calls_ns);
 	if (r < 0) {
 		result_fail(res, r, "setting up the mounts");
 		return r;
 	}
-	bulk->setup_wall_ns = others_settle(&d->ot, t0, bulk->setup_cpu_ns);
-	r = bus_mount_count(d->o.bus, &count);
+	bulk->step[BULK_MOUNT].mounts = n;
+	bulk_settle(d, &bulk->step[BULK_MOUNT], BULK_MOUNT, n, t0, m0);
+	r = bus_mount_count(d->bus, &count);
 	if (r < 0) {
 		result_fail(res, r, "reading MountCount");
 		return r;
@@ -1304,78 +2027,127 @@ static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 	if (count != d->table_size)
 		fprintf(stderr, "note: mountwatchd counts %" PRIu32 " mounts, mountinfo %zu\n",
 			count, d->table_size);
-
-	/* Subscribed only now: the set-up's signals would queue up unread. */
-	r = sd_bus_match_signal(d->o.bus, &d->slot, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, NULL,
-				on_manager_signal, &d->o);
-	if (r < 0) {
-		result_fail(res, r, "subscribing to the signals");
-		return r;
-	}
-	d->o.target = d->pl.target;
-	d->o.marker = d->pl.marker;
 	return 0;
 }
 
-/* One round of k changes; out[] are the rows of mountwatchd, dbus-daemon, PID 1. */
-static void daemon_round(Daemon *d, unsigned k, Result out[3])
+/* One round of k changes; out[] are the rows from W_DAEMON on. */
+static void daemon_round(Daemon *d, unsigned k, Result out[_W_MAX - W_DAEMON])
 {
-	uint64_t spent[3] = {};
+	uint64_t spent[_W_BESIDE_MAX] = {}, m0;
+	Result *sys = &out[W_SYSTEM - W_DAEMON];
 	int r;
 
-	/* Counted anew each round: the observer's totals go on from the last. */
-	memset(d->o.seen, 0, sizeof(d->o.seen));
+	/* Counted anew each round: the client's totals go on from the last. */
+	pthread_mutex_lock(&d->c.lock);
+	memset(d->c.o.seen, 0, sizeof(d->c.o.seen));
+	pthread_mutex_unlock(&d->c.lock);
 	progress(true, "(d) mountwatchd: making %u changes", k);
 	others_read(&d->ot);
-	r = make_changes(&d->o, W_DAEMON, &d->pl, k, &out[0]);
+	m0 = client_messages(&d->c);
+	r = make_changes(&d->c.o, W_DAEMON, &d->pl, k, &out[0]);
 	if (r < 0) {
 		(void)sys_umount2(d->pl.target, MNT_DETACH);
 		(void)sys_umount2(d->pl.marker, MNT_DETACH);
-		out[1].status = out[2].status = 1; /* rows hidden */
+		for (int i = 1; i < _W_MAX - W_DAEMON; i++)
+			out[i].status = 1; /* rows hidden */
 		result_fail(&out[0], r, r == -ETIMEDOUT ? "waiting for the signal" : "changes");
 		return;
 	}
 	/* Each is measured until it is idle again: what the changes cost it. */
 	(void)others_settle(&d->ot, 0, spent);
+	out[0].messages = client_messages(&d->c) - m0;
 	if (arg.burst) {
-		uint64_t unused[3] = {};
+		uint64_t unused[_W_BESIDE_MAX] = {};
 
 		/* The marker goes again, outside the measurement. */
 		(void)umount_busy(d->pl.marker);
 		(void)others_settle(&d->ot, 0, unused);
 	}
-	for (int i = 0; i < 3; i++) {
-		if (d->ot.pid[i] <= 0) {
-			if (i == 0) {
-				result_fail(&out[0], -ESRCH, "mountwatchd's CPU clock");
-				out[1].status = out[2].status = 1;
-				break;
-			}
+	if (!d->ot.on[O_DAEMON]) {
+		result_fail(&out[0], -ESRCH, "mountwatchd's CPU clock");
+		for (int i = 1; i < _W_MAX - W_DAEMON; i++)
 			out[i].status = 1;
+		return;
+	}
+	for (int i = 0; i < _W_BESIDE_MAX; i++) {
+		if (!d->ot.on[i]) {
+			out[i].status = 1;
+			/* PID 1 outside this namespace (the host mode) has nothing to say. */
+			if (i != O_PID1)
+				snprintf(out[i].note, sizeof(out[i].note),
+					 "its PID or CPU time is unknown");
 			continue;
 		}
 		out[i].cpu_ns = spent[i];
 		out[i].changes = out[0].changes;
 		out[i].table_size = d->table_size;
 	}
-	out[0].table_size = d->table_size;
+	/* The whole system: all that mountwatchd, its bus and its client spend. */
+	*sys = out[0];
+	sys->latencies = 0;
+	sys->messages = 0;
+	for (int i = O_BUS; i < _W_BESIDE_MAX; i++) {
+		if (i == O_PID1)
+			continue;
+		if (!d->ot.on[i]) {
+			sys->status = 1;
+			snprintf(sys->note, sizeof(sys->note), "%s's CPU was not measured",
+				 other_name(i));
+			break;
+		}
+		sys->cpu_ns += spent[i];
+	}
+}
+
+/*
+ * The superblock the N binds share (the tmpfs at pl.base, its directory src
+ * bound N times) remounted read-only and back: one change of N + 1 mounts,
+ * one SB_CHANGED record on the series' kernel; the daemon signals each
+ * mount whose properties changed.
+ */
+static void daemon_remount(Daemon *d, size_t n, Bulk *bulk)
+{
+	for (int i = BULK_REMOUNT_RO; i <= BULK_REMOUNT_RW; i++) {
+		Burst *b = &bulk->step[i];
+		unsigned long flags = MS_REMOUNT | (i == BULK_REMOUNT_RO ? MS_RDONLY : 0);
+		uint64_t t0, m0, t;
+
+		progress(true, "(d) remounting the %zu binds' tmpfs %s", n,
+			 i == BULK_REMOUNT_RO ? "read-only" : "read-write");
+		others_read(&d->ot);
+		m0 = client_messages(&d->c);
+		t0 = now_ns();
+		t = thread_cpu_ns();
+		if (sys_mount(NULL, d->pl.base, NULL, flags, NULL) < 0) {
+			fprintf(stderr, "mount-bench: remounting %s: %m\n", d->pl.base);
+			return;
+		}
+		b->calls_ns = thread_cpu_ns() - t;
+		b->mounts = n + 1;
+		bulk_settle(d, b, i, n, t0, m0);
+	}
 }
 
 static void daemon_close(Daemon *d, size_t n, Bulk *bulk)
 {
-	uint64_t t0;
+	if (bulk->step[BULK_MOUNT].measured && d->c.running) {
+		Burst *b = &bulk->step[BULK_UMOUNT];
+		uint64_t t0, m0;
 
-	d->slot = sd_bus_slot_unref(d->slot);
-	if (d->pl.base[0]) {
+		daemon_remount(d, n, bulk);
 		progress(true, "(d) removing the %zu bind mounts (one lazy umount)", n);
 		others_read(&d->ot);
+		m0 = client_messages(&d->c);
 		t0 = now_ns();
-		teardown_place(&d->pl);
-		bulk->teardown_wall_ns = others_settle(&d->ot, t0, bulk->teardown_cpu_ns);
-		bulk->measured = true;
-		bulk->pid1 = d->ot.pid[2] > 0;
+		teardown_place(&d->pl, &b->calls_ns);
+		b->mounts = n + 1;
+		bulk_settle(d, b, BULK_UMOUNT, n, t0, m0);
+	} else if (d->pl.base[0]) {
+		teardown_place(&d->pl, NULL);
 	}
-	d->o.bus = sd_bus_flush_close_unref(d->o.bus);
+	client_stop(&d->c);
+	others_done(&d->ot);
+	d->bus = sd_bus_flush_close_unref(d->bus);
 }
 
 /* Adds one round's result to a watcher's total; the first failure sticks. */
@@ -1402,6 +2174,7 @@ static void result_add(Result *total, const Result *one)
 	total->latencies += one->latencies;
 	total->wakeups += one->wakeups;
 	total->has_wakeups = one->has_wakeups;
+	total->messages += one->messages;
 	total->table_size = one->table_size;
 }
 
@@ -1437,7 +2210,8 @@ static void run_size(size_t n, unsigned k, Result res[_W_MAX], Bulk *bulk)
 					result_fail(&res[w], r, "setting up the mounts");
 	}
 	if (res[W_DAEMON].status == 0 && daemon_open(&d, n, &res[W_DAEMON], bulk) != 0)
-		res[W_DBUS].status = res[W_PID1].status = 1;
+		for (int w = W_DAEMON + 1; w < _W_MAX; w++)
+			res[w].status = 1;
 
 	for (unsigned round = 0; round < arg.rounds; round++) {
 		bool any = false;
@@ -1450,7 +2224,7 @@ static void run_size(size_t n, unsigned k, Result res[_W_MAX], Bulk *bulk)
 			 arg.rounds, kr);
 		for (int j = 0; j <= W_DAEMON; j++) {
 			int w = (int)(round + (unsigned)j) % (W_DAEMON + 1);
-			Result one[3] = {};
+			Result one[_W_MAX - W_DAEMON] = {};
 
 			if (res[w].status != 0)
 				continue;
@@ -1462,7 +2236,7 @@ static void run_size(size_t n, unsigned k, Result res[_W_MAX], Bulk *bulk)
 				continue;
 			}
 			daemon_round(&d, kr, one);
-			for (int i = 0; i < 3; i++)
+			for (int i = 0; i < _W_MAX - W_DAEMON; i++)
 				result_add(&res[W_DAEMON + i], &one[i]);
 		}
 	}
@@ -1476,6 +2250,90 @@ static void print_ms(uint64_t ns, int width)
 {
 	printf(" %*.*f", width, ns >= 100 * NSEC_PER_MSEC ? 0 : ns >= NSEC_PER_MSEC ? 1 : 3,
 	       (double)ns / NSEC_PER_MSEC);
+}
+
+/* How (d) was measured, and the bus messages per change. */
+static void print_daemon_notes(const Result *d)
+{
+	printf("    bus messages per change during (d): %.1f (every signal of mountwatchd's\n"
+	       "        unique name that the client received)\n",
+	       d->changes ? (double)d->messages / d->changes : 0.0);
+	printf("    the client %s\n", daemon_how.subscribed ? "called Subscribe()" :
+	       "called Subscribe(): UnknownMethod, this mountwatchd signals to all");
+	if (daemon_how.pid1)
+		printf("    NOTE: %s's CPU is all its traffic: with PID 1 in this namespace that\n"
+		       "        includes systemd's own signals about its mount units (to its\n"
+		       "        subscribers, such as logind), which mountwatchd does not cause\n",
+		       bus_label);
+	printf("    CPU by cgroup (cpu.stat usage_usec) or process: mountwatchd by its %s,\n"
+	       "        %s by its %s, %sthe client by its thread\n",
+	       daemon_how.cgroup[O_DAEMON] ? "cgroup" : "process", bus_label,
+	       daemon_how.cgroup[O_BUS] ? "cgroup" : "process",
+	       daemon_how.pid1 ? "PID 1 by its process, " : "");
+}
+
+/* (d)'s bulk steps, one column each. */
+static void print_bulk(const Bulk *b)
+{
+	static const char *const head[_BULK_MAX] = { "mount all", "umount all", "remount ro",
+						     "remount rw" };
+	char name[64];
+
+	printf("%-42s", "(d) in bulk: N binds made back to back,");
+	for (int j = 0; j < _BULK_MAX; j++)
+		printf(" %11s", head[j]);
+	printf("\n    %-38s", "lazily unmounted, their tmpfs remounted");
+	printf("\n    %-38s", "mounts changed");
+	for (int j = 0; j < _BULK_MAX; j++)
+		if (b->step[j].measured)
+			printf(" %11zu", b->step[j].mounts);
+		else
+			printf(" %11s", "-");
+	for (int i = 0; i < _W_BESIDE_MAX; i++) {
+		if (!b->on[i])
+			continue;
+		snprintf(name, sizeof(name), "%s CPU ms", i == O_PID1 ? "systemd PID 1" :
+			 other_name(i));
+		printf("\n    %-38s", name);
+		for (int j = 0; j < _BULK_MAX; j++)
+			if (b->step[j].measured)
+				print_ms(b->step[j].cpu_ns[i], 11);
+			else
+				printf(" %11s", "-");
+	}
+	printf("\n    %-38s", "the mount calls' CPU ms");
+	for (int j = 0; j < _BULK_MAX; j++)
+		if (b->step[j].measured)
+			print_ms(b->step[j].calls_ns, 11);
+		else
+			printf(" %11s", "-");
+	snprintf(name, sizeof(name), "(mountwatchd + %s) / calls", bus_label);
+	printf("\n    %-38s", name);
+	for (int j = 0; j < _BULK_MAX; j++) {
+		const Burst *s = &b->step[j];
+
+		if (s->measured && s->calls_ns && b->on[O_DAEMON] && b->on[O_BUS])
+			printf(" %10.2fx", (double)(s->cpu_ns[O_DAEMON] + s->cpu_ns[O_BUS]) / s->calls_ns);
+		else
+			printf(" %11s", "-");
+	}
+	printf("\n    %-38s", "bus messages to the client per mount");
+	for (int j = 0; j < _BULK_MAX; j++)
+		if (b->step[j].measured && b->step[j].mounts)
+			printf(" %11.1f", (double)b->step[j].messages / b->step[j].mounts);
+		else
+			printf(" %11s", "-");
+	printf("\n    %-38s", "until all were idle, s");
+	for (int j = 0; j < _BULK_MAX; j++)
+		if (b->step[j].measured)
+			printf(" %11.1f", (double)b->step[j].wall_ns / NSEC_PER_SEC);
+		else
+			printf(" %11s", "-");
+	printf("\n");
+	for (int j = 0; j < _BULK_MAX; j++)
+		if (b->step[j].measured && !b->step[j].caught_up)
+			printf("    NOTE: %s: mountwatchd's table did not show it within %u s\n",
+			       head[j], arg.timeout_s);
 }
 
 static void print_table(size_t n, const Result res[_W_MAX], const Bulk *bulk,
@@ -1512,6 +2370,11 @@ static void print_table(size_t n, const Result res[_W_MAX], const Bulk *bulk,
 			snprintf(name, sizeof(name), "(d) mountwatchd (%s), bus signals",
 				 daemon_backend);
 			printf("%-42s", name);
+		} else if (w == W_BUS) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "    %s during (d), all traffic", bus_label);
+			printf("%-42s", name);
 		} else {
 			printf("%-42s", watcher_names[w]);
 		}
@@ -1547,19 +2410,10 @@ static void print_table(size_t n, const Result res[_W_MAX], const Bulk *bulk,
 		ratios[w] = a_per > 0 && x->status == 0 && x->cpu_ns ?
 				    a_per / ((double)x->cpu_ns / x->changes) : 0;
 	}
-	if (bulk->measured) {
-		printf("%-42s %12s %12s\n", "the N mounts made / lazily unmounted in (d)",
-		       "mount all", "umount all");
-		for (int i = 0; i < (bulk->pid1 ? 3 : 2); i++)
-			printf("    %-38s %10.2f s %10.2f s\n", i == 0 ? "mountwatchd CPU" :
-			       i == 1 ? "dbus-daemon CPU" : "systemd PID 1 CPU",
-			       (double)bulk->setup_cpu_ns[i] / NSEC_PER_SEC,
-			       (double)bulk->teardown_cpu_ns[i] / NSEC_PER_SEC);
-		printf("    %-38s %10.1f s %10.1f s\n",
-		       bulk->pid1 ? "until all three were idle" : "until both were idle",
-		       (double)bulk->setup_wall_ns / NSEC_PER_SEC,
-		       (double)bulk->teardown_wall_ns / NSEC_PER_SEC);
-	}
+	if (res[W_DAEMON].status == 0)
+		print_daemon_notes(&res[W_DAEMON]);
+	if (bulk->step[BULK_MOUNT].measured)
+		print_bulk(bulk);
 	fflush(stdout);
 }
 
@@ -1585,17 +2439,19 @@ static void usage(FILE *f)
 		"Measures what learning about mount changes costs: (a) re-reading\n"
 		"/proc/self/mountinfo, (b) listmount+statmount, libmountwatch with its\n"
 		"(c) watch_queue, (e) fanotify and (f) mountinfo backend, (g) libmount's\n"
-		"monitor + mnt_table_parse_mtab() (as systemd uses it), (d) mountwatchd\n"
-		"on the system bus (whichever backend it uses); for N background mounts\n"
-		"each (default: 100 1000 5000). Run as root. A watcher the kernel cannot\n"
-		"run is skipped with the reason.\n"
+		"monitor + mnt_table_parse_mtab() (as systemd uses it), (h) findmnt\n"
+		"--poll, (d) mountwatchd on the system bus (whichever backend it uses)\n"
+		"with a subscribed client, beside the bus daemon, PID 1, the client and\n"
+		"their sum, and in bulk (the N mounts made and removed, their superblock\n"
+		"remounted); for N background mounts each (default: 100 1000 5000).\n"
+		"Run as root. A watcher the kernel cannot run is skipped with the reason.\n"
 		"\n"
 		"  -k, --changes=K   changes per size (even; default 400, 200, 100, 40 for\n"
 		"                    N up to 100, 1000, 5000, more)\n"
 		"  -r, --rounds=R    split the changes into R rounds, the watchers taking\n"
 		"                    turns, in another order each round (default 3)\n"
 		"  -b, --burst       make the changes back to back, not each waited for\n"
-		"  -w, --watchers=L  which to run, letters of abcdefg (default: all)\n"
+		"  -w, --watchers=L  which to run, letters of abcdefgh (default: all)\n"
 		"  -t, --timeout=S   give up on a watcher that has not seen a change in S s\n"
 		"                    (default 600)\n"
 		"  -h, --help        this text\n");
@@ -1716,13 +2572,16 @@ int main(int argc, char **argv)
 
 	printf("\nSummary: CPU per change of (a) re-reading mountinfo, divided by that of\n");
 	printf("%8s", "N");
-	for (int w = W_LISTMOUNT; w <= W_DAEMON; w++)
-		printf(" %18s", watcher_short[w]);
+	for (int w = W_LISTMOUNT; w <= W_SYSTEM; w++)
+		if (w <= W_DAEMON || w == W_SYSTEM)
+			printf(" %18s", watcher_short[w]);
 	printf("\n");
 	for (size_t i = 0; i < arg.n_sizes; i++) {
 		printf("%8zu", arg.sizes[i]);
-		for (int w = W_LISTMOUNT; w <= W_DAEMON; w++)
-			if (ratios[i][w] > 0)
+		for (int w = W_LISTMOUNT; w <= W_SYSTEM; w++)
+			if (w > W_DAEMON && w != W_SYSTEM)
+				continue;
+			else if (ratios[i][w] > 0)
 				printf(" %17.1fx", ratios[i][w]);
 			else
 				printf(" %18s", "-");
