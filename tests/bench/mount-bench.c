@@ -15,7 +15,7 @@
  *   (b) the same wake-up, then listmount(2) + statmount(2) of every mount
  *       and the same diff (6.8+ kernels);
  *   (c) watch_mount(2) on a notification pipe, each record applied to a
- *       table, one fsinfo(2) round (the daemon's seven queries) per new
+ *       table, one query round (a statmount(2) and two fsinfo(2)) per new
  *       mount: libmountwatch's watch_queue backend, as mountwatchd uses it;
  *       (e) and (f) the same library with its fanotify and mountinfo
  *       backends;
@@ -829,8 +829,8 @@ static void wm_change(mw_watcher *mw, const struct mw_change *c, void *userdata)
 
 /*
  * The library mountwatchd is built on, as any program would use it, with the
- * backend w->backend: watch_queue (watch_mount(2), one fsinfo(2) round per new
- * mount, nothing for a removal), fanotify (the event, a statmount(2) of the
+ * backend w->backend: watch_queue (watch_mount(2), one query round per new
+ * mount - a statmount(2) and two fsinfo(2) - nothing for a removal), fanotify (the event, a statmount(2) of the
  * new mount, and the mountinfo rescan that every wake-up of mountinfo asks
  * for) or mountinfo (re-read, parse and diff on every wake-up).
  */
