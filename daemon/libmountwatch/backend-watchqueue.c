@@ -30,12 +30,6 @@ typedef struct WatchQueueBackend {
 	char *path;
 	/* Records read from the pipe and not yet handed out. */
 	size_t pos, len;
-	/*
-	 * The last read left room for the largest record, so it took all there
-	 * was: once its records are handed out, the next call returns 0 without
-	 * a read that would only find EAGAIN (one system call per batch fewer).
-	 */
-	bool drained;
 	StatmountBuf sm; /* reused by every query */
 	union {
 		struct watch_notification align;
@@ -154,12 +148,8 @@ static int wq_get_fd(Backend *base)
 static int wq_read_events(Backend *base, MountEvent *events, size_t n_max)
 {
 	WatchQueueBackend *b = (WatchQueueBackend *)base;
+	bool drained = false;
 	size_t n = 0;
-
-	if (b->pos >= b->len && b->drained) {
-		b->drained = false; /* the next wake-up reads */
-		return 0;
-	}
 
 	while (n < n_max) {
 		const struct watch_notification *w;
@@ -168,7 +158,18 @@ static int wq_read_events(Backend *base, MountEvent *events, size_t n_max)
 		if (b->pos >= b->len) {
 			ssize_t k;
 
-			if (b->drained)
+			/*
+			 * A read that left room for the largest record took all
+			 * there was: the caller's next call reads again, no need
+			 * to find EAGAIN now. But that next read must happen,
+			 * EAGAIN or not: when the records that overran the queue
+			 * were the last ones, the kernel (pipe_read()) hands out
+			 * the loss note only at the start of the read after the
+			 * one that emptied the pipe, and poll() does not report
+			 * it - skip that read and the loss, and a resync, wait
+			 * for the next mount change, maybe for ever.
+			 */
+			if (drained)
 				break;
 			k = read(b->fd, b->buf.bytes, sizeof(b->buf.bytes));
 			if (k < 0) {
@@ -180,7 +181,7 @@ static int wq_read_events(Backend *base, MountEvent *events, size_t n_max)
 				break;
 			b->pos = 0;
 			b->len = (size_t)k;
-			b->drained = sizeof(b->buf.bytes) - b->len >= WATCH_INFO_LENGTH;
+			drained = sizeof(b->buf.bytes) - b->len >= WATCH_INFO_LENGTH;
 		}
 
 		w = (const struct watch_notification *)(b->buf.bytes + b->pos);

@@ -105,8 +105,7 @@ typedef struct BackendOps {
 	int (*get_fd)(Backend *b);
 	/*
 	 * Reads up to n_max events without blocking. Returns the number read,
-	 * 0 once the queue is empty (or the backend knows that the last read
-	 * emptied it: the caller calls until 0 at each wake-up).
+	 * 0 once the queue is empty.
 	 */
 	int (*read_events)(Backend *b, MountEvent *events, size_t n_max);
 	/* Every mount connected to the watched path (the watcher filters by path). */
