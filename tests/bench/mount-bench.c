@@ -262,12 +262,17 @@ static uint64_t progress_last;
 
 /* ---- small helpers ---- */
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 /*
@@ -280,13 +285,6 @@ typedef struct CpuSource {
 	FILE *cpu_stat;		/* the cgroup's, when set; then clock is unused */
 } CpuSource;
 
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
 
 /* The calling thread's CPU time: what the calls it makes cost, kernel work included. */
 static uint64_t thread_cpu_ns(void)
