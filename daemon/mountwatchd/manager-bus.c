@@ -777,11 +777,22 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 	/*
 	 * The same interfaces that InterfacesAdded and GetManagedObjects name,
 	 * or a client (GLib's GDBusObjectManagerClient) keeps the object with
-	 * the rest. Not sd_bus_emit_object_removed(): that asks the object,
-	 * which the table no longer has.
+	 * the rest. Built here like InterfacesAdded: sd_bus_emit_object_removed()
+	 * asks the object, which the table no longer has, and
+	 * sd_bus_emit_interfaces_removed_strv() looks for the ObjectManager
+	 * along the path each time.
 	 */
 	if (want_object_signals(m)) {
-		r = sd_bus_emit_interfaces_removed_strv(m->bus, path, (char **)mount_object_interfaces);
+		_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
+
+		r = sd_bus_message_new_signal(m->bus, &s, MW_MANAGER_PATH,
+					      "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved");
+		if (r >= 0)
+			r = sd_bus_message_append(s, "o", path);
+		if (r >= 0)
+			r = sd_bus_message_append_strv(s, (char **)mount_object_interfaces);
+		if (r >= 0)
+			r = sd_bus_send(m->bus, s, NULL);
 		if (r < 0)
 			log_warning_errno(r, "Failed to emit InterfacesRemoved for %s: %m", path);
 	}

@@ -28,7 +28,10 @@
  *       (a thread of the benchmark with a connection of its own) receives
  *       every signal of mountwatchd's unique name, having called
  *       Subscribe(), and the benchmark waits for its MountAdded /
- *       MountRemoved.
+ *       MountRemoved; with --objects the client follows the ObjectManager
+ *       instead, as GLib's GDBusObjectManagerClient does
+ *       (GetManagedObjects(), then InterfacesAdded with the new mount's
+ *       properties / InterfacesRemoved: one message per change).
  *
  * (a)-(c), (e)-(h) run in a private mount namespace, so PID 1 and mountwatchd
  * do not see their changes; (d) has to run in PID 1's namespace, so systemd
@@ -249,6 +252,7 @@ static struct {
 	unsigned changes;	/* 0: per size, see default_changes() */
 	unsigned rounds;
 	bool burst;
+	bool objects;		/* (d)'s client: ObjectManager, not Subscribe() */
 	bool want[_W_MAX];
 	unsigned timeout_s;
 } arg = {
@@ -1470,8 +1474,10 @@ static void private_stop(Private *p)
  * once the measurement starts, so that its CPU time (the thread's clock) is
  * measured apart from the thread that makes the changes. It receives every
  * signal of mountwatchd's unique name (a match on the sender, any member),
- * counts them, and fills o.seen from MountAdded / MountRemoved; the thread
- * making the changes waits on cond.
+ * counts them, and fills o.seen from MountAdded / MountRemoved (with
+ * --objects: from InterfacesAdded's MountPoint and the InterfacesRemoved of
+ * the object that had the target's); the thread making the changes waits
+ * on cond.
  */
 typedef struct Client {
 	Observer o;		/* first: bus_wait() is given &client->o */
@@ -1484,25 +1490,94 @@ typedef struct Client {
 	pthread_cond_t cond;
 	uint64_t messages;
 	int error;		/* the thread's failure, once it has ended */
+	char target_path[96];	/* --objects: the object of the target's mount */
 } Client;
+
+/*
+ * --objects: the MountPoint of the mount in InterfacesAdded (o path,
+ * a{sa{sv}} interfaces), read as a GLib client reads the whole message.
+ * Returns 1 and sets *ret_path and *ret_mp, 0 if it has none, or -errno.
+ */
+static int read_interfaces_added(sd_bus_message *m, const char **ret_path, const char **ret_mp)
+{
+	const char *path, *iface, *name, *mp = NULL;
+	int r;
+
+	r = sd_bus_message_read(m, "o", &path);
+	if (r >= 0)
+		r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
+	while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
+		r = sd_bus_message_read(m, "s", &iface);
+		if (r >= 0 && strcmp(iface, MW_MOUNT_IFACE) != 0)
+			r = sd_bus_message_skip(m, "a{sv}");
+		else if (r >= 0) {
+			r = sd_bus_message_enter_container(m, 'a', "{sv}");
+			while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+				r = sd_bus_message_read(m, "s", &name);
+				if (r >= 0 && strcmp(name, "MountPoint") == 0)
+					r = sd_bus_message_read(m, "v", "s", &mp);
+				else if (r >= 0)
+					r = sd_bus_message_skip(m, "v");
+				if (r >= 0)
+					r = sd_bus_message_exit_container(m);
+			}
+			if (r >= 0)
+				r = sd_bus_message_exit_container(m);
+		}
+		if (r >= 0)
+			r = sd_bus_message_exit_container(m);
+	}
+	if (r < 0)
+		return r;
+	if (!mp)
+		return 0;
+	*ret_path = path;
+	*ret_mp = mp;
+	return 1;
+}
+
+/* The change @m reports about the target or the marker (SEEN_*), or -1. */
+static int client_seen_kind(Client *c, sd_bus_message *m)
+{
+	bool added = sd_bus_message_is_signal(m, MW_MANAGER_IFACE, "MountAdded");
+	const char *path, *mp;
+	uint64_t id, gen;
+
+	if (arg.objects) {
+		if (sd_bus_message_is_signal(m, "org.freedesktop.DBus.ObjectManager",
+					     "InterfacesAdded")) {
+			if (read_interfaces_added(m, &path, &mp) <= 0)
+				return -1;
+			if (strcmp(mp, c->o.target) == 0) {
+				snprintf(c->target_path, sizeof(c->target_path), "%s", path);
+				return SEEN_TARGET_ADDED;
+			}
+			return strcmp(mp, c->o.marker) == 0 ? SEEN_MARKER_ADDED : -1;
+		}
+		if (sd_bus_message_is_signal(m, "org.freedesktop.DBus.ObjectManager",
+					     "InterfacesRemoved") &&
+		    sd_bus_message_read(m, "o", &path) >= 0 && strcmp(path, c->target_path) == 0)
+			return SEEN_TARGET_REMOVED;
+		return -1;
+	}
+	if ((added || sd_bus_message_is_signal(m, MW_MANAGER_IFACE, "MountRemoved")) &&
+	    sd_bus_message_read(m, "tost", &id, &path, &mp, &gen) >= 0) {
+		if (strcmp(mp, c->o.target) == 0)
+			return added ? SEEN_TARGET_ADDED : SEEN_TARGET_REMOVED;
+		if (added && strcmp(mp, c->o.marker) == 0)
+			return SEEN_MARKER_ADDED;
+	}
+	return -1;
+}
 
 static int on_daemon_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	Client *c = userdata;
-	bool added = sd_bus_message_is_signal(m, MW_MANAGER_IFACE, "MountAdded");
-	const char *path, *mp;
-	int kind = -1;
-	uint64_t id, gen;
+	int kind;
 
 	(void)error;
-	/* Every signal is counted; MountAdded / MountRemoved are what (d) waits for. */
-	if ((added || sd_bus_message_is_signal(m, MW_MANAGER_IFACE, "MountRemoved")) &&
-	    sd_bus_message_read(m, "tost", &id, &path, &mp, &gen) >= 0) {
-		if (strcmp(mp, c->o.target) == 0)
-			kind = added ? SEEN_TARGET_ADDED : SEEN_TARGET_REMOVED;
-		else if (added && strcmp(mp, c->o.marker) == 0)
-			kind = SEEN_MARKER_ADDED;
-	}
+	/* Every signal is counted; the target's and marker's are waited for. */
+	kind = client_seen_kind(c, m);
 	pthread_mutex_lock(&c->lock);
 	c->messages++;
 	if (kind >= 0) {
@@ -1593,9 +1668,10 @@ static uint64_t client_messages(Client *c)
 
 /*
  * Connects the client, adds its match on @sender (mountwatchd's unique
- * name), subscribes and starts its thread, whose CPU clock goes to *ret_cpu.
- * *ret_subscribed is false when the daemon has no Subscribe() (older ones
- * send their signals unconditionally).
+ * name), subscribes - Subscribe(), or with --objects GetManagedObjects() -
+ * and starts its thread, whose CPU clock goes to *ret_cpu. *ret_subscribed
+ * is false when the daemon has no Subscribe() (older ones send their
+ * signals unconditionally).
  */
 static int client_start(Client *c, const char *sender, const Place *pl, CpuSource *ret_cpu,
 			bool *ret_subscribed)
@@ -1624,11 +1700,17 @@ static int client_start(Client *c, const char *sender, const Place *pl, CpuSourc
 	/*
 	 * After the match, before the changes. A daemon without Subscribe()
 	 * (UnknownMethod) sends every signal to everyone anyway; any other
-	 * error is the daemon's failure.
+	 * error is the daemon's failure. The ObjectManager's listing is read
+	 * and dropped: the benchmark follows only its own mounts.
 	 */
-	r = sd_bus_call_method(c->bus, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Subscribe",
-			       &error, NULL, NULL);
-	if (r < 0 && !sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD))
+	if (arg.objects)
+		r = sd_bus_call_method(c->bus, MW_BUS_NAME, MW_MANAGER_PATH,
+				       "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+				       &error, NULL, NULL);
+	else
+		r = sd_bus_call_method(c->bus, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE,
+				       "Subscribe", &error, NULL, NULL);
+	if (r < 0 && (arg.objects || !sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD)))
 		return r;
 	*ret_subscribed = r >= 0;
 	if (pipe2(c->stop, O_CLOEXEC) < 0)
@@ -2256,7 +2338,9 @@ static void print_daemon_notes(const Result *d)
 	printf("    bus messages per change during (d): %.1f (every signal of mountwatchd's\n"
 	       "        unique name that the client received)\n",
 	       d->changes ? (double)d->messages / d->changes : 0.0);
-	printf("    the client %s\n", daemon_how.subscribed ? "called Subscribe()" :
+	printf("    the client %s\n", arg.objects ?
+	       "called GetManagedObjects() and followed InterfacesAdded/Removed (--objects)" :
+	       daemon_how.subscribed ? "called Subscribe() and followed MountAdded/Removed" :
 	       "called Subscribe(): UnknownMethod, this mountwatchd signals to all");
 	if (daemon_how.pid1)
 		printf("    NOTE: %s's CPU is all its traffic: with PID 1 in this namespace that\n"
@@ -2450,6 +2534,8 @@ static void usage(FILE *f)
 		"                    turns, in another order each round (default 3)\n"
 		"  -b, --burst       make the changes back to back, not each waited for\n"
 		"  -w, --watchers=L  which to run, letters of abcdefgh (default: all)\n"
+		"  -o, --objects     (d)'s client follows the ObjectManager (GetManagedObjects,\n"
+		"                    InterfacesAdded/Removed) as GLib's does, not Subscribe()\n"
 		"  -t, --timeout=S   give up on a watcher that has not seen a change in S s\n"
 		"                    (default 600)\n"
 		"  -h, --help        this text\n");
@@ -2462,6 +2548,7 @@ static int parse_args(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "burst", no_argument, NULL, 'b' },
 		{ "watchers", required_argument, NULL, 'w' },
+		{ "objects", no_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -2469,7 +2556,7 @@ static int parse_args(int argc, char **argv)
 	const char *watchers = watcher_letters;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "k:r:bw:t:h", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "k:r:bw:ot:h", options, NULL)) >= 0) {
 		switch (c) {
 		case 'k':
 			arg.changes = (unsigned)strtoul(optarg, NULL, 10);
@@ -2487,6 +2574,9 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'b':
 			arg.burst = true;
+			break;
+		case 'o':
+			arg.objects = true;
 			break;
 		case 'w':
 			watchers = optarg;
@@ -2529,6 +2619,36 @@ static int parse_args(int argc, char **argv)
 		arg.n_sizes = 3;
 	}
 	return 0;
+}
+
+/*
+ * mountwatchd's CPU per change over that of libmountwatch with the same
+ * backend, where both ran (in the same rounds, taking turns): what the
+ * daemon adds to the library it is built on.
+ */
+static void print_daemon_over_library(double ratios[][_W_MAX])
+{
+	static const struct { const char *backend; int w; } libs[] = {
+		{ "watch_queue", W_LIB_WQ }, { "fanotify", W_LIB_FAN }, { "mountinfo", W_LIB_MI },
+	};
+	bool any = false;
+
+	for (size_t b = 0; b < sizeof(libs) / sizeof(libs[0]); b++) {
+		if (strcmp(daemon_backend, libs[b].backend) != 0)
+			continue;
+		for (size_t i = 0; i < arg.n_sizes; i++) {
+			if (ratios[i][W_DAEMON] <= 0 || ratios[i][libs[b].w] <= 0)
+				continue;
+			if (!any)
+				printf("mountwatchd's CPU per change / %s's, same rounds:",
+				       watcher_short[libs[b].w]);
+			any = true;
+			printf(" N=%zu %.2fx", arg.sizes[i],
+			       ratios[i][libs[b].w] / ratios[i][W_DAEMON]);
+		}
+	}
+	if (any)
+		printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -2585,6 +2705,7 @@ int main(int argc, char **argv)
 				printf(" %18s", "-");
 		printf("\n");
 	}
+	print_daemon_over_library(ratios);
 	progress(true, "done");
 	return 0;
 }
