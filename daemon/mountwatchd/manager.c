@@ -267,7 +267,13 @@ int manager_attach_event(Manager *m)
 	int r;
 
 	if (!m->event) {
-		r = sd_event_default(&m->event);
+		/*
+		 * A loop of our own, not sd_event_default(): sd_event_prepare()
+		 * checks that a default loop runs in the thread that made it,
+		 * with a gettid() system call on every wake-up - one of the
+		 * eight calls a mount change costs.
+		 */
+		r = sd_event_new(&m->event);
 		if (r < 0)
 			return log_error_errno(r, "Failed to allocate the event loop: %m");
 	}

@@ -2064,6 +2064,10 @@ static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 			if (fgets(bus_label, sizeof(bus_label), f))
 				bus_label[strcspn(bus_label, "\n")] = 0;
 			fclose(f);
+			/* The bus's PID is the launcher's ("dbus-broker-lau", cut to
+			 * 15 bytes); its cgroup holds the broker too. */
+			if (strncmp(bus_label, "dbus-broker", 11) == 0)
+				snprintf(bus_label, sizeof(bus_label), "dbus-broker");
 		}
 	}
 	{
