@@ -34,8 +34,10 @@
  *       properties / InterfacesRemoved: one message per change).
  *
  * (a)-(c), (e)-(h) run in a private mount namespace, so PID 1 and mountwatchd
- * do not see their changes; (d) has to run in PID 1's namespace, so systemd
- * (the classic watcher of (a), for real) sees those changes too. Beside
+ * do not see their changes; (d) runs in mountwatchd's namespace: PID 1's for
+ * the system's daemon, so systemd (the classic watcher of (a), for real)
+ * sees those changes too, or a private one with a private bus and daemon
+ * (vm/guest/bench --private), where only mountwatchd's messages are routed. Beside
  * mountwatchd's CPU time over the same window are printed the bus daemon's
  * (dbus-daemon or dbus-broker, named from /proc/PID/comm), PID 1's, the
  * client's, and the whole system's: mountwatchd + bus daemon + client, what
