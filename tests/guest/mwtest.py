@@ -127,20 +127,26 @@ def journal_since(since):
     return run("journalctl", "-u", "mountwatchd", "--no-pager", "-o", "cat", "--since", since).stdout
 
 
-def subscriber():
+def subscriber(user=None):
     """
     A client subscribed to the daemon's signals until stop_subscriber(): the
     daemon sends its per-mount signals only while someone has called
     Subscribe(), and busctl or gdbus monitor only listen. It is "mountwatchctl
-    monitor" (output to a file), which prints its header once it has
-    subscribed and listed the mounts; this returns after that.
+    monitor" (output to a file, as USER if given), which prints its header
+    once it has subscribed and listed the mounts; this returns after that.
     """
     f = open("/run/mw-subscriber-%d.out" % os.getpid(), "w+")
-    p = subprocess.Popen(["mountwatchctl", "monitor"], stdout=f, stderr=subprocess.STDOUT)
+    p = subprocess.Popen((["runuser", "-u", user, "--"] if user else []) + ["mountwatchctl", "monitor"],
+                         stdout=f, stderr=subprocess.STDOUT)
     end = time.time() + 60
     while "EVENT" not in open(f.name).read() and p.poll() is None and time.time() < end:
         time.sleep(0.1)
     return p, f
+
+
+def subscriber_output(sub):
+    """What the subscriber's mountwatchctl monitor has printed so far."""
+    return open(sub[1].name).read()
 
 
 def stop_subscriber(sub):
