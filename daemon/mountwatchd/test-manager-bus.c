@@ -226,6 +226,19 @@ static int compare_strings(const void *a, const void *b)
  * Reads interface names (the keys of an a{sa{sv}} with dict, else the
  * elements of an as) into buf, sorted and comma-separated.
  */
+/* names sorted, joined with "," into buf */
+static void join_sorted(const char **names, size_t n, char *buf, size_t size)
+{
+	qsort(names, n, sizeof(names[0]), compare_strings);
+	buf[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		assert_se(strlen(buf) + strlen(names[i]) + 2 < size);
+		if (i > 0)
+			strcat(buf, ",");
+		strcat(buf, names[i]);
+	}
+}
+
 static void read_interface_names(sd_bus_message *m, bool dict, char *buf, size_t size)
 {
 	const char *names[16];
@@ -248,14 +261,7 @@ static void read_interface_names(sd_bus_message *m, bool dict, char *buf, size_t
 		}
 	}
 	assert_se(sd_bus_message_exit_container(m) >= 0);
-	qsort(names, n, sizeof(names[0]), compare_strings);
-	buf[0] = 0;
-	for (size_t i = 0; i < n; i++) {
-		assert_se(strlen(buf) + strlen(names[i]) + 2 < size);
-		if (i > 0)
-			strcat(buf, ",");
-		strcat(buf, names[i]);
-	}
+	join_sorted(names, n, buf, size);
 }
 
 /*
@@ -312,6 +318,23 @@ static void read_interfaces_text(sd_bus_message *m, char *buf, size_t size)
 	}
 	assert_se(sd_bus_message_exit_container(m) >= 0);
 	assert_se(fclose(f) == 0);
+}
+
+/* The interface names of read_interfaces_text()'s text (each line's start), as read_interface_names(). */
+static void interface_names_of_text(const char *text, char *buf, size_t size)
+{
+	char copy[4096], *line, *save = NULL;
+	const char *names[16];
+	size_t n = 0;
+
+	assert_se(strlen(text) < sizeof(copy));
+	strcpy(copy, text);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		assert_se(n < ELEMENTSOF(names) && strchr(line, ':'));
+		*strchr(line, ':') = 0;
+		names[n++] = line;
+	}
+	join_sorted(names, n, buf, size);
 }
 
 /* The last InterfacesAdded's interfaces and properties, by read_interfaces_text(). */
@@ -492,22 +515,13 @@ static int managed_interfaces(const char *object, char *buf, size_t size, char *
 	assert_se(sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}") > 0);
 	while (sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}") > 0) {
 		assert_se(sd_bus_message_read(reply, "o", &path) > 0);
-		if (streq_ptr(path, object)) {
+		if (streq_ptr(path, object) && text) {
+			/* One pass: the text, and the names from its lines. */
+			read_interfaces_text(reply, text, text_size);
+			interface_names_of_text(text, buf, size);
+			found = 1;
+		} else if (streq_ptr(path, object)) {
 			read_interface_names(reply, true, buf, size);
-			if (text) {
-				/* Again, as text: back to the entry's start. */
-				assert_se(sd_bus_message_exit_container(reply) >= 0);
-				assert_se(sd_bus_message_rewind(reply, true) >= 0);
-				assert_se(sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}") > 0);
-				while (sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}") > 0) {
-					assert_se(sd_bus_message_read(reply, "o", &path) > 0);
-					if (streq_ptr(path, object))
-						break;
-					assert_se(sd_bus_message_skip(reply, "a{sa{sv}}") >= 0);
-					assert_se(sd_bus_message_exit_container(reply) >= 0);
-				}
-				read_interfaces_text(reply, text, text_size);
-			}
 			found = 1;
 		} else
 			assert_se(sd_bus_message_skip(reply, "a{sa{sv}}") >= 0);
