@@ -222,10 +222,6 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/*
- * Reads interface names (the keys of an a{sa{sv}} with dict, else the
- * elements of an as) into buf, sorted and comma-separated.
- */
 /* names sorted, joined with "," into buf */
 static void join_sorted(const char **names, size_t n, char *buf, size_t size)
 {
@@ -239,6 +235,10 @@ static void join_sorted(const char **names, size_t n, char *buf, size_t size)
 	}
 }
 
+/*
+ * Reads interface names (the keys of an a{sa{sv}} with dict, else the
+ * elements of an as) into buf, sorted and comma-separated.
+ */
 static void read_interface_names(sd_bus_message *m, bool dict, char *buf, size_t size)
 {
 	const char *names[16];

@@ -291,7 +291,6 @@ typedef struct CpuSource {
 	FILE *cpu_stat;		/* the cgroup's, when set; then clock is unused */
 } CpuSource;
 
-
 /* The calling thread's CPU time: what the calls it makes cost, kernel work included. */
 static uint64_t thread_cpu_ns(void)
 {
@@ -2639,7 +2638,7 @@ static void print_daemon_over_library(double ratios[][_W_MAX])
 	};
 	bool any = false;
 
-	for (size_t b = 0; b < sizeof(libs) / sizeof(libs[0]); b++) {
+	for (size_t b = 0; b < ELEMENTSOF(libs); b++) {
 		if (strcmp(daemon_backend, libs[b].backend) != 0)
 			continue;
 		for (size_t i = 0; i < arg.n_sizes; i++) {
