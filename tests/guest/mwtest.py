@@ -5,7 +5,7 @@ Mount properties and compared with its table, and the mount storms below
 TOP. Installed beside the tests (/usr/libexec/mountwatch/tests/); a test
 imports it with its own directory on sys.path.
 """
-import ctypes, errno, json, os, re, signal, subprocess, time
+import contextlib, ctypes, errno, json, os, re, signal, subprocess, time
 
 BUS = "org.mountwatch.MountWatch1"
 PATH = "/org/mountwatch/MountWatch1"
@@ -150,6 +150,18 @@ def subscriber(user=None):
     while "EVENT" not in open(f.name).read() and p.poll() is None and time.time() < end:
         time.sleep(0.1)
     return p, f
+
+
+@contextlib.contextmanager
+def daemon_stopped():
+    """mountwatchd stopped (SIGSTOP) for the block: it reads nothing meanwhile.
+    Keep the block well inside its 30 s watchdog."""
+    pid = main_pid()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
 
 
 def subscriber_output(sub):
