@@ -127,6 +127,29 @@ def rss_kib(pid):
     return int(proc_status(pid)["VmRSS"].split()[0])
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of a process, in seconds."""
+    fields = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_cpu_idle(pid, timeout, quiet=0.2, period=2.0):
+    """
+    Waits until pid uses less than quiet s of CPU in period s; returns the
+    wait, or None after timeout s. For PID 1, which re-reads mountinfo at each
+    change of its namespace's mounts without a job to show for it.
+    """
+    t0 = time.time()
+    last = cpu_seconds(pid)
+    while time.time() - t0 < timeout:
+        time.sleep(period)
+        now = cpu_seconds(pid)
+        if now - last < quiet:
+            return time.time() - t0
+        last = now
+    return None
+
+
 def pid1_idle(timeout=600):
     """Until PID 1 has no jobs queued (it works through every mount change of its namespace)."""
     end = time.time() + timeout
