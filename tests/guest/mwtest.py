@@ -38,6 +38,8 @@ def test(f):
 def run_groups(groups):
     """
     Runs each group; one that raises is one failure and the rest still run.
+    Each group's name and wall time are TAP comments (where a slow kernel
+    spends its time).
     MOUNTWATCH_TEST_ONLY=NAME,NAME runs only the groups of those names (to
     try one while working on it: vm/run -- env MOUNTWATCH_TEST_ONLY=...
     /usr/libexec/mountwatch/tests/daemon-api.test).
@@ -46,10 +48,13 @@ def run_groups(groups):
     for g in groups:
         if only and g.__name__ not in only:
             continue
+        t0 = time.time()
+        print("# %s" % g.__name__, flush=True)
         try:
             g()
         except Exception as e:
             ok(False, "%s ran to the end" % g.__name__, repr(e))
+        print("# %s: %.0f s" % (g.__name__, time.time() - t0), flush=True)
 
 
 def run_tests(groups, without_kernel=None):
