@@ -82,9 +82,14 @@ def kernel_support():
 # Processes and the bus.
 
 def run(*args, check=False, timeout=60, user=None, input=None):
+    """
+    Runs a command, output captured; timeout is for a normal kernel, and
+    SLOW times as long (on the debug kernel a daemon-reload of PID 1 alone
+    can take a minute). Raises subprocess.TimeoutExpired after it.
+    """
     if user:
         args = ("runuser", "-u", user, "--") + args
-    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, input=input)
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout * SLOW, input=input)
     if check and p.returncode != 0:
         raise RuntimeError("%s: %s" % (" ".join(args), p.stderr.strip()))
     return p
