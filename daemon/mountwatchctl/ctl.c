@@ -857,6 +857,27 @@ static void monitor_line(uint64_t generation, const char *event, const CtlMount 
 	fflush(stdout);
 }
 
+/*
+ * A mount MountAdded announced and InterfacesAdded did not (the daemon sends
+ * that only to GetManagedObjects' callers): its properties, asked for; NULL
+ * when it is gone again already.
+ */
+static CtlMount *monitor_fetch(Monitor *mon, sd_bus *bus, const char *object)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	CtlMount *m;
+
+	if (sd_bus_call_method(bus, MW_BUS_NAME, object, "org.freedesktop.DBus.Properties", "GetAll", NULL,
+			       &reply, "s", MW_MOUNT_IFACE) < 0)
+		return NULL;
+	m = append(&mon->mounts, &mon->n, &mon->allocated, object);
+	if (m && read_mount_props(reply, m, NULL) < 0) {
+		monitor_forget(mon, m);
+		m = NULL;
+	}
+	return m;
+}
+
 static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	Monitor *mon = userdata;
@@ -872,7 +893,9 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 		if (sd_bus_message_read(msg, "tost", &id, &object, &point, &generation) < 0)
 			return 0;
 		m = monitor_find(mon, object);
-		if (!m) { /* not seen in InterfacesAdded: what the signal says */
+		if (!m && added)
+			m = monitor_fetch(mon, sd_bus_message_get_bus(msg), object);
+		if (!m) { /* gone, or removed unseen: what the signal says */
 			m = &gone;
 			gone.v[MW_FIELD_UNIQUE_ID].u = id;
 			gone.v[MW_FIELD_MOUNT_POINT].s = strdup(point);
@@ -974,8 +997,10 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 
 /*
  * The daemon sends its per-mount signals only to subscribers: Subscribe()
- * (MountAdded/Removed/Changed, InterfacesAdded, PropertiesChanged) for as
- * long as this connection lasts, and again whenever the daemon restarts.
+ * (MountAdded/Removed/Changed, PropertiesChanged) for as long as this
+ * connection lasts, and again whenever the daemon restarts. InterfacesAdded,
+ * which has the new mount's properties, comes because get_all_mounts()
+ * called GetManagedObjects.
  */
 static int subscribe(sd_bus *bus)
 {

@@ -671,10 +671,12 @@ int manager_bus_setup(Manager *m, sd_bus *bus)
 
 /*
  * Per-mount signals are built and sent only for those who listen
- * (subscribers.h): the Manager's for Subscribe()'s callers, the
- * ObjectManager's and the mounts' PropertiesChanged for them and for
- * GetManagedObjects()'s. Resynced and the manager's own PropertiesChanged
- * are rare and always sent.
+ * (subscribers.h), each protocol's to its own clients: the Manager's
+ * MountAdded/Removed/Changed for Subscribe()'s callers, the ObjectManager's
+ * InterfacesAdded/Removed for GetManagedObjects()'s (they update the object
+ * list that call returned; a Subscribe() caller has none), the mounts'
+ * PropertiesChanged for both. Resynced and the manager's own
+ * PropertiesChanged are rare and always sent.
  */
 static bool want_manager_signals(const Manager *m)
 {
@@ -683,7 +685,12 @@ static bool want_manager_signals(const Manager *m)
 
 static bool want_object_signals(const Manager *m)
 {
-	return want_manager_signals(m) || subscribers_any(&m->subscribers, SUBSCRIBERS_OBJECTS);
+	return subscribers_any(&m->subscribers, SUBSCRIBERS_OBJECTS);
+}
+
+static bool want_properties_changed(const Manager *m)
+{
+	return want_manager_signals(m) || want_object_signals(m);
 }
 
 static void emit_mount_signal(Manager *m, const char *member, uint64_t id, const char *point)
@@ -808,6 +815,8 @@ static void emit_mount_changed(Manager *m, const MountInfo *mount, uint32_t prop
 	size_t n = 0;
 	int r;
 
+	if (!want_properties_changed(m))
+		return;
 	prop_mask &= mount_properties_announced();
 	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		if (prop_mask & (1U << i))
@@ -817,7 +826,7 @@ static void emit_mount_changed(Manager *m, const MountInfo *mount, uint32_t prop
 		return;
 
 	mount_object_path(mount->unique_id, path);
-	if (want_object_signals(m)) {
+	if (want_properties_changed(m)) {
 		r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)names);
 		if (r < 0)
 			log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);

@@ -5,12 +5,14 @@
  * protocol a client can follow the table by:
  *
  *   SUBSCRIBERS_MANAGER  callers of Manager.Subscribe() (until Unsubscribe()):
- *                        every per-mount signal, the Manager's MountAdded,
- *                        MountRemoved, MountChanged and the ones below;
+ *                        the Manager's MountAdded, MountRemoved, MountChanged
+ *                        and the mounts' PropertiesChanged;
  *   SUBSCRIBERS_OBJECTS  callers of ObjectManager.GetManagedObjects() (what
  *                        GLib's GDBusObjectManagerClient calls first):
  *                        InterfacesAdded, InterfacesRemoved and the mounts'
- *                        PropertiesChanged, one message per change.
+ *                        PropertiesChanged.
+ *
+ * Either way a mount that comes or goes is one message to each set.
  *
  * A caller stays in a set until it leaves the bus (sd_bus_track on its
  * unique name). On a direct (peer-to-peer) connection the one peer is
