@@ -209,11 +209,12 @@ static int add_mount(mw_watcher *w, MountInfo *info, Mount **ret)
 	return 0;
 }
 
-static int query(mw_watcher *w, uint64_t unique_id, MountInfo *info)
+/* The record of one mount from the backend; same_sb: see BackendOps.query_mount. */
+static int query_new(mw_watcher *w, uint64_t unique_id, const MountInfo *same_sb, MountInfo *info)
 {
 	int r;
 
-	r = w->backend->ops->query_mount(w->backend, unique_id, info);
+	r = w->backend->ops->query_mount(w->backend, unique_id, same_sb, info);
 	if (r == -ENOENT || r == -ESTALE)
 		return -ENOENT;
 	if (r < 0)
@@ -224,6 +225,11 @@ static int query(mw_watcher *w, uint64_t unique_id, MountInfo *info)
 		return r;
 	}
 	return 0;
+}
+
+static int query(mw_watcher *w, uint64_t unique_id, MountInfo *info)
+{
+	return query_new(w, unique_id, NULL, info);
 }
 
 /*
@@ -445,7 +451,16 @@ static int refresh_mount(mw_watcher *w, uint64_t unique_id, uint64_t parent, Mou
 	e = table_get(w->table, unique_id);
 	if (e && parent)
 		e->event_parent = parent;
-	r = query(w, unique_id, &info);
+	if (!e && type == MOUNT_EVENT_NEW_MOUNT) {
+		/*
+		 * New: its counters are known (below), and binds come in runs,
+		 * so the last new mount's superblock is likely its own.
+		 */
+		const Mount *last = w->last_new ? table_get(w->table, w->last_new) : NULL;
+
+		r = query_new(w, unique_id, last ? &last->info : NULL, &info);
+	} else
+		r = query(w, unique_id, &info);
 	if (r == -ENOENT)
 		return e || !parent ? 0 : counter_mirror_forget(&w->mirror, unique_id, parent);
 	if (r < 0) {
@@ -508,6 +523,8 @@ static int refresh_mount(mw_watcher *w, uint64_t unique_id, uint64_t parent, Mou
 	mount_info_done(&info);
 	if (r < 0)
 		return r;
+	if (type == MOUNT_EVENT_NEW_MOUNT)
+		w->last_new = unique_id;
 	e->event_parent = parent ?: e->info.parent_unique_id;
 	/*
 	 * A subtree moved in from outside the watch: a backend that reports

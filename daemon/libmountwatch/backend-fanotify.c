@@ -242,7 +242,7 @@ static int fan_list_children(Backend *base, uint64_t unique_id, MountSummary **r
 	return summaries(ids, n, ret, ret_n);
 }
 
-static int fan_query_mount(Backend *base, uint64_t unique_id, MountInfo *ret)
+static int fan_query_mount(Backend *base, uint64_t unique_id, const MountInfo *same_sb, MountInfo *ret)
 {
 	FanotifyBackend *b = (FanotifyBackend *)base;
 	char **strings[5];

@@ -513,7 +513,7 @@ static uint64_t parse_attributes(const char *opts)
 	return a;
 }
 
-static int mi_query_mount(Backend *base, uint64_t unique_id, MountInfo *ret)
+static int mi_query_mount(Backend *base, uint64_t unique_id, const MountInfo *same_sb, MountInfo *ret)
 {
 	MountinfoBackend *b = (MountinfoBackend *)base;
 	const MiEntry *e = hashmap_get(b->table.by_unique, unique_id), *p;

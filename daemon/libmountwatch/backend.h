@@ -116,8 +116,16 @@ typedef struct BackendOps {
 	 * The full record of one mount; -ENOENT if it is gone. A backend that
 	 * knows the parent's unique ID sets parent_unique_id; 0 leaves it to the
 	 * watcher to resolve from parent_id (it usually knows without asking).
+	 *
+	 * same_sb, if not NULL, is a mount in the watcher's table (so its
+	 * superblock lives: a live superblock's device is its own), given only
+	 * for a mount new to the table, whose counters the watcher knows
+	 * already. If the queried mount has the same device, a backend may
+	 * copy superblock_id from it and leave notify_sum 0 instead of asking
+	 * the kernel: the 2,000th bind of a filesystem costs no superblock
+	 * query.
 	 */
-	int (*query_mount)(Backend *b, uint64_t unique_id, MountInfo *ret);
+	int (*query_mount)(Backend *b, uint64_t unique_id, const MountInfo *same_sb, MountInfo *ret);
 	/* Optional: the unique ID of a mount given its 32-bit ID (may cost O(mounts)). */
 	int (*resolve_mnt_id)(Backend *b, uint32_t mnt_id, uint64_t *ret);
 } BackendOps;

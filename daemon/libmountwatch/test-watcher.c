@@ -736,6 +736,38 @@ static void test_superblock_remount(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	printf("ok - a superblock remount updates every mount of it from one query\n");
 }
 
+/*
+ * Binds of one filesystem made back to back: the first new mount of the
+ * superblock asks for its ID, the others take it from the new mount before
+ * them (the same device): one superblock query for the run, every record
+ * as the kernel has it. A mount of another filesystem asks again.
+ */
+static void test_binds_share_superblock(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t root = fake_root(k), a, t;
+	unsigned sb_queries, queries;
+	char name[16];
+
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	sb_queries = fake_sb_queries(k);
+	queries = fake_queries(k);
+	a = fake_mount(k, root, "a", "tmpfs");
+	for (unsigned i = 0; i < 50; i++) {
+		snprintf(name, sizeof(name), "b%u", i);
+		(void)fake_bind(k, a, root, name);
+	}
+	t = fake_mount(k, root, "t", "tmpfs");
+	(void)fake_bind(k, t, root, "tb");
+	drain_fake(m);
+	check_exact(m, k, "binds of one superblock");
+	assert_se(rec->added == 53);
+	assert_se(fake_queries(k) == queries + 53);
+	assert_se(fake_sb_queries(k) == sb_queries + 2);
+	assert_se(table_get(m->table, t)->info.superblock_id != table_get(m->table, a)->info.superblock_id);
+	printf("ok - binds of one filesystem in a row: one superblock query\n");
+}
+
 /* SB_CHANGED read after the mount it names is gone: another mount of it answers. */
 static void test_sb_changed_record(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
@@ -968,6 +1000,7 @@ int main(void)
 	run(test_counters_moves_batched, 64);
 	run(test_superblock_remount, 64);
 	run(test_sb_changed_record, 64);
+	run(test_binds_share_superblock, 64);
 	run(test_pivot_root, 64);
 	run(test_watched_subtree, 64);
 	run(test_robustness, 64);

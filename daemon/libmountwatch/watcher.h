@@ -28,6 +28,7 @@ struct mw_watcher {
 	uint64_t generation, events, overruns, resyncs;
 	struct mw_resync_stats last_resync;
 	unsigned announced; /* changes announced by the current mw_watcher_process() */
+	uint64_t last_new;  /* the last mount a NEW_MOUNT added: its superblock for the next (same_sb) */
 	bool quiet;         /* taking the first snapshot: announce nothing */
 
 	/* The batch: events read since the last end of a batch. */

@@ -50,7 +50,9 @@
  * (d) also measures in bulk, each step until everyone is idle: making the N
  * mounts there back to back and removing them again (one lazy umount), the
  * burst case of systemd issues #8703 / #10268, against the CPU the mount
- * calls themselves took (the mounting thread's); and remounting the tmpfs
+ * calls themselves took (the mounting thread's), first before the client
+ * has subscribed (mountwatchd follows them and sends nothing), then with
+ * it; and remounting the tmpfs
  * whose directory the N binds show read-only and back (MS_REMOUNT of one
  * superblock: one SB_CHANGED record on the series' kernel, a signal per
  * mount whose properties changed).
@@ -223,13 +225,18 @@ typedef struct Result {
 /*
  * (d)'s bulk steps, each one call or a loop of calls back to back, then
  * measured until all are idle: the N mounts made and removed again (the
- * burst case), and the superblock they share remounted read-only and back.
+ * burst case), and the superblock they share remounted read-only and back;
+ * before them the N mounts made and removed with no client subscribed, so
+ * that mountwatchd sends nothing and the bus routes nothing (what a burst
+ * costs while nobody listens).
  */
 enum {
 	BULK_MOUNT,
 	BULK_UMOUNT,
 	BULK_REMOUNT_RO,
 	BULK_REMOUNT_RW,
+	BULK_MOUNT_ALONE,	/* the same two, first, with nobody subscribed */
+	BULK_UMOUNT_ALONE,
 	_BULK_MAX,
 };
 
@@ -2008,7 +2015,7 @@ static void bulk_settle(Daemon *d, Burst *b, int step, size_t n, uint64_t t0, ui
 		b->wall_ns = others_settle(&d->ot, t0, b->cpu_ns);
 	}
 	b->caught_up = r > 0;
-	b->messages = client_messages(&d->c) - messages0;
+	b->messages = d->c.running ? client_messages(&d->c) - messages0 : 0;
 	b->measured = true;
 }
 
@@ -2079,6 +2086,31 @@ static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 			snprintf(daemon_backend, sizeof(daemon_backend), "%s", b);
 	}
 
+	/*
+	 * The burst with nobody subscribed, before the client exists: the
+	 * daemon follows it and sends no signal.
+	 */
+	memcpy(bulk->on, d->ot.on, sizeof(bulk->on));
+	progress(true, "(d) %zu bind mounts in mountwatchd's namespace, nobody subscribed", n);
+	r = place_init(&d->pl);
+	if (r >= 0) {
+		others_read(&d->ot);
+		t0 = now_ns();
+		r = setup_place(&d->pl, n, &bulk->step[BULK_MOUNT_ALONE].calls_ns);
+	}
+	if (r < 0) {
+		result_fail(res, r, "setting up the mounts");
+		return r;
+	}
+	bulk->step[BULK_MOUNT_ALONE].mounts = n;
+	bulk_settle(d, &bulk->step[BULK_MOUNT_ALONE], BULK_MOUNT, n, t0, 0);
+	progress(true, "(d) removing them (one lazy umount), nobody subscribed");
+	others_read(&d->ot);
+	t0 = now_ns();
+	teardown_place(&d->pl, &bulk->step[BULK_UMOUNT_ALONE].calls_ns);
+	bulk->step[BULK_UMOUNT_ALONE].mounts = n + 1;
+	bulk_settle(d, &bulk->step[BULK_UMOUNT_ALONE], BULK_UMOUNT, n, t0, 0);
+
 	/* The paths first: the client's thread compares with them from its start. */
 	r = place_init(&d->pl);
 	if (r >= 0)
@@ -2090,7 +2122,7 @@ static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 	d->ot.on[O_CLIENT] = true;
 	memcpy(daemon_how.cgroup, d->ot.cgroup, sizeof(daemon_how.cgroup));
 	daemon_how.pid1 = d->ot.on[O_PID1];
-	memcpy(bulk->on, d->ot.on, sizeof(bulk->on));
+	bulk->on[O_CLIENT] = true;
 
 	progress(true, "(d) %zu bind mounts in mountwatchd's namespace", n);
 	others_read(&d->ot);
@@ -2363,13 +2395,18 @@ static void print_daemon_notes(const Result *d)
 static void print_bulk(const Bulk *b)
 {
 	static const char *const head[_BULK_MAX] = { "mount all", "umount all", "remount ro",
-						     "remount rw" };
+						     "remount rw", "mount all", "umount all" };
 	char name[64];
 
 	printf("%-42s", "(d) in bulk: N binds made back to back,");
 	for (int j = 0; j < _BULK_MAX; j++)
 		printf(" %11s", head[j]);
-	printf("\n    %-38s", "lazily unmounted, their tmpfs remounted");
+	printf("\n    %-38s", "lazily unmounted, their tmpfs remounted;");
+	for (int j = 0; j < _BULK_MAX; j++)
+		printf(" %11s", j < BULK_MOUNT_ALONE ? "" : "nobody");
+	printf("\n    %-38s", "");
+	for (int j = 0; j < _BULK_MAX; j++)
+		printf(" %11s", j < BULK_MOUNT_ALONE ? "" : "subscribed");
 	printf("\n    %-38s", "mounts changed");
 	for (int j = 0; j < _BULK_MAX; j++)
 		if (b->step[j].measured)
@@ -2383,7 +2420,7 @@ static void print_bulk(const Bulk *b)
 			 other_name(i));
 		printf("\n    %-38s", name);
 		for (int j = 0; j < _BULK_MAX; j++)
-			if (b->step[j].measured)
+			if (b->step[j].measured && !(i == O_CLIENT && j >= BULK_MOUNT_ALONE))
 				print_ms(b->step[j].cpu_ns[i], 11);
 			else
 				printf(" %11s", "-");
