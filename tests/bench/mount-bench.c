@@ -2693,6 +2693,35 @@ static void print_daemon_over_library(double ratios[][_W_MAX])
 		printf("\n");
 }
 
+/*
+ * What running mountwatchd with one subscribed client costs the machine per
+ * change against each re-reading watcher measured beside it: the benchmark's
+ * own parser (a) and what users run, libmount (g) and findmnt (h).
+ */
+static void print_system_over_rereaders(double ratios[][_W_MAX])
+{
+	static const int rereaders[] = { W_MOUNTINFO, W_LIBMOUNT, W_FINDMNT };
+
+	for (size_t j = 0; j < ELEMENTSOF(rereaders); j++) {
+		int w = rereaders[j];
+		bool any = false;
+
+		for (size_t i = 0; i < arg.n_sizes; i++) {
+			/* ratios[][w] is (a)'s CPU per change / w's; (a)'s own is 1. */
+			double per_a = w == W_MOUNTINFO ? 1 : ratios[i][w];
+
+			if (ratios[i][W_SYSTEM] <= 0 || per_a <= 0)
+				continue;
+			if (!any)
+				printf("the whole system's CPU per change / %s's:", watcher_short[w]);
+			any = true;
+			printf(" N=%zu %.2fx", arg.sizes[i], per_a / ratios[i][W_SYSTEM]);
+		}
+		if (any)
+			printf("\n");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	double ratios[16][_W_MAX] = {};
@@ -2748,6 +2777,7 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 	print_daemon_over_library(ratios);
+	print_system_over_rereaders(ratios);
 	progress(true, "done");
 	return 0;
 }
