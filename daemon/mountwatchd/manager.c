@@ -247,20 +247,6 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 	return sd_event_exit(m->event, EXIT_SUCCESS);
 }
 
-/*
- * At most this many wake-ups for the queue in this interval; past them it
- * is read once more when the interval ends, and every record that came
- * meanwhile costs that one wake-up. As systemd's PID 1 limits its mountinfo
- * wake-ups (1 s, 5), but at a scale where one change at a time is still
- * read at once: only a stream of more than 200 wake-ups a second is held
- * back, by at most 10 ms. A mount call on a table of 10,000 mounts takes a
- * millisecond of CPU here, so binds made back to back came one per
- * wake-up, and the wake-up cost more than the record's queries
- * (tests/bench/measurements.md, 2026-12-05).
- */
-#define QUEUE_RATELIMIT_INTERVAL_USEC (10 * 1000)
-#define QUEUE_RATELIMIT_BURST 2
-
 static int attach_watcher_fd(Manager *m)
 {
 	sd_event_source *s = NULL;
@@ -270,9 +256,6 @@ static int attach_watcher_fd(Manager *m)
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the notification queue: %m");
 	(void)sd_event_source_set_description(s, "mount-notifications");
-	r = sd_event_source_set_ratelimit(s, QUEUE_RATELIMIT_INTERVAL_USEC, QUEUE_RATELIMIT_BURST);
-	if (r < 0)
-		log_warning_errno(r, "Failed to limit the wake-ups for the notification queue, reading at each: %m");
 	sd_event_source_disable_unref(m->io_source);
 	m->io_source = s;
 	return 0;
