@@ -2019,16 +2019,47 @@ static void bulk_settle(Daemon *d, Burst *b, int step, size_t n, uint64_t t0, ui
 	b->measured = true;
 }
 
+/* Bulk: the N binds made back to back at d->pl (set up by place_init()), measured. */
+static int bulk_mount(Daemon *d, size_t n, Burst *b)
+{
+	uint64_t m0 = d->c.running ? client_messages(&d->c) : 0, t0;
+	int r;
+
+	progress(true, "(d) %zu bind mounts in mountwatchd's namespace%s", n,
+		 d->c.running ? "" : ", nobody subscribed");
+	others_read(&d->ot);
+	t0 = now_ns();
+	r = setup_place(&d->pl, n, &b->calls_ns);
+	if (r < 0)
+		return r;
+	b->mounts = n;
+	bulk_settle(d, b, BULK_MOUNT, n, t0, m0);
+	return 0;
+}
+
+/* Bulk: all of d->pl removed with one lazy umount, measured. */
+static void bulk_umount(Daemon *d, size_t n, Burst *b)
+{
+	uint64_t m0 = d->c.running ? client_messages(&d->c) : 0, t0;
+
+	progress(true, "(d) removing the %zu bind mounts (one lazy umount)%s", n,
+		 d->c.running ? "" : ", nobody subscribed");
+	others_read(&d->ot);
+	t0 = now_ns();
+	teardown_place(&d->pl, &b->calls_ns);
+	b->mounts = n + 1;
+	bulk_settle(d, b, BULK_UMOUNT, n, t0, m0);
+}
+
 /*
  * Connects to mountwatchd and makes the N mounts in PID 1's namespace, with
- * the client subscribed. Returns 0, or 1 with a reason in *res when (d)
- * cannot run.
+ * the client subscribed, having made and removed them first with nobody
+ * subscribed. Returns 0, or 1 with a reason in *res when (d) cannot run.
  */
 static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 {
 	char sender[64], comm_path[64];
 	uint32_t count = 0;
-	uint64_t t0, m0;
 	pid_t pid[_W_BESIDE_MAX] = {};
 	int r;
 
@@ -2091,25 +2122,14 @@ static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 	 * daemon follows it and sends no signal.
 	 */
 	memcpy(bulk->on, d->ot.on, sizeof(bulk->on));
-	progress(true, "(d) %zu bind mounts in mountwatchd's namespace, nobody subscribed", n);
 	r = place_init(&d->pl);
-	if (r >= 0) {
-		others_read(&d->ot);
-		t0 = now_ns();
-		r = setup_place(&d->pl, n, &bulk->step[BULK_MOUNT_ALONE].calls_ns);
-	}
+	if (r >= 0)
+		r = bulk_mount(d, n, &bulk->step[BULK_MOUNT_ALONE]);
 	if (r < 0) {
 		result_fail(res, r, "setting up the mounts");
 		return r;
 	}
-	bulk->step[BULK_MOUNT_ALONE].mounts = n;
-	bulk_settle(d, &bulk->step[BULK_MOUNT_ALONE], BULK_MOUNT, n, t0, 0);
-	progress(true, "(d) removing them (one lazy umount), nobody subscribed");
-	others_read(&d->ot);
-	t0 = now_ns();
-	teardown_place(&d->pl, &bulk->step[BULK_UMOUNT_ALONE].calls_ns);
-	bulk->step[BULK_UMOUNT_ALONE].mounts = n + 1;
-	bulk_settle(d, &bulk->step[BULK_UMOUNT_ALONE], BULK_UMOUNT, n, t0, 0);
+	bulk_umount(d, n, &bulk->step[BULK_UMOUNT_ALONE]);
 
 	/* The paths first: the client's thread compares with them from its start. */
 	r = place_init(&d->pl);
@@ -2124,17 +2144,11 @@ static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 	daemon_how.pid1 = d->ot.on[O_PID1];
 	bulk->on[O_CLIENT] = true;
 
-	progress(true, "(d) %zu bind mounts in mountwatchd's namespace", n);
-	others_read(&d->ot);
-	m0 = client_messages(&d->c);
-	t0 = now_ns();
-	r = setup_place(&d->pl, n, &bulk->step[BULK_MOUNT].calls_ns);
+	r = bulk_mount(d, n, &bulk->step[BULK_MOUNT]);
 	if (r < 0) {
 		result_fail(res, r, "setting up the mounts");
 		return r;
 	}
-	bulk->step[BULK_MOUNT].mounts = n;
-	bulk_settle(d, &bulk->step[BULK_MOUNT], BULK_MOUNT, n, t0, m0);
 	r = bus_mount_count(d->bus, &count);
 	if (r < 0) {
 		result_fail(res, r, "reading MountCount");
@@ -2248,17 +2262,8 @@ static void daemon_remount(Daemon *d, size_t n, Bulk *bulk)
 static void daemon_close(Daemon *d, size_t n, Bulk *bulk)
 {
 	if (bulk->step[BULK_MOUNT].measured && d->c.running) {
-		Burst *b = &bulk->step[BULK_UMOUNT];
-		uint64_t t0, m0;
-
 		daemon_remount(d, n, bulk);
-		progress(true, "(d) removing the %zu bind mounts (one lazy umount)", n);
-		others_read(&d->ot);
-		m0 = client_messages(&d->c);
-		t0 = now_ns();
-		teardown_place(&d->pl, &b->calls_ns);
-		b->mounts = n + 1;
-		bulk_settle(d, b, BULK_UMOUNT, n, t0, m0);
+		bulk_umount(d, n, &bulk->step[BULK_UMOUNT]);
 	} else if (d->pl.base[0]) {
 		teardown_place(&d->pl, NULL);
 	}
