@@ -768,6 +768,36 @@ static void test_binds_share_superblock(FakeKernel *k, mw_watcher *m, Recorder *
 	printf("ok - binds of one filesystem in a row: one superblock query\n");
 }
 
+/*
+ * A device is its superblock's only while it lives: the last new mount's
+ * filesystem unmounted and a new one given its device, in one batch. The
+ * UNMOUNT is read first and drops the old mount, so the new one is asked
+ * for its own superblock's ID.
+ */
+static void test_device_reused(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t root = fake_root(k), a, b, c, a_sb;
+	unsigned dev;
+
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	a = fake_mount(k, root, "a", "tmpfs");
+	drain_fake(m);
+	assert_se(m->last_new == a);
+	a_sb = table_get(m->table, a)->info.superblock_id;
+	dev = fake_device(k, a);
+	fake_umount(k, a);
+	b = fake_mount(k, root, "b", "tmpfs");
+	fake_set_device(k, b, dev);
+	c = fake_bind(k, b, root, "c");
+	drain_fake(m);
+	check_exact(m, k, "a device reused by a new superblock");
+	assert_se(!table_get(m->table, a));
+	assert_se(table_get(m->table, b)->info.superblock_id != a_sb);
+	assert_se(table_get(m->table, c)->info.superblock_id == table_get(m->table, b)->info.superblock_id);
+	printf("ok - a device reused after its superblock went: the new superblock's ID\n");
+}
+
 /* SB_CHANGED read after the mount it names is gone: another mount of it answers. */
 static void test_sb_changed_record(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
@@ -1001,6 +1031,7 @@ int main(void)
 	run(test_superblock_remount, 64);
 	run(test_sb_changed_record, 64);
 	run(test_binds_share_superblock, 64);
+	run(test_device_reused, 64);
 	run(test_pivot_root, 64);
 	run(test_watched_subtree, 64);
 	run(test_robustness, 64);
