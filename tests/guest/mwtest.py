@@ -351,6 +351,29 @@ def kernel_sums():
     return {c.mnt_unique_id: (c.mnt_id, c.parent_id, c.mnt_notify_sum) for c in recs}
 
 
+FSINFO_ATTR_MOUNT_INFO = 0x200
+FSINFO_FLAGS_QUERY_MOUNT = 0x0002
+
+
+class FsinfoMountInfo(ctypes.Structure):
+    _fields_ = [("sb_unique_id", ctypes.c_uint64), ("mnt_unique_id", ctypes.c_uint64),
+                ("mnt_id", ctypes.c_uint32), ("attr", ctypes.c_uint32),
+                ("mnt_attr_changes", ctypes.c_uint64), ("mnt_topology_changes", ctypes.c_uint64),
+                ("mnt_subtree_notifications", ctypes.c_uint64)]
+
+
+def kernel_superblock_id(unique_id):
+    """fsinfo(2) FSINFO_ATTR_MOUNT_INFO of a mount by its unique ID: its superblock's unique ID."""
+    params = FsinfoParams(request=FSINFO_ATTR_MOUNT_INFO, flags=FSINFO_FLAGS_QUERY_MOUNT)
+    info = FsinfoMountInfo()
+    r = libc.syscall(ctypes.c_long(SYS_FSINFO), ctypes.c_int(-100), ctypes.c_char_p(b"%d" % unique_id),
+                     ctypes.byref(params), ctypes.c_size_t(ctypes.sizeof(params)), ctypes.byref(info),
+                     ctypes.c_size_t(ctypes.sizeof(info)))
+    if r < 0:
+        raise OSError(ctypes.get_errno(), "fsinfo(%d, FSINFO_ATTR_MOUNT_INFO)" % unique_id)
+    return info.sb_unique_id
+
+
 def compare_counts():
     """
     Mounts whose ChangeCount (the sum the daemon mirrors from the events)
