@@ -214,7 +214,7 @@ typedef struct Result {
 	uint64_t wall_ns;
 	uint64_t latency_ns;	/* summed over the changes waited for */
 	unsigned latencies;
-	uint64_t wakeups;	/* re-reads (a, b), read(2)s (c) */
+	uint64_t wakeups;	/* re-reads (a, b), read(2)s (c), voluntary context switches (d) */
 	bool has_wakeups;
 	uint64_t messages;	/* (d): signals of mountwatchd's unique name the client received */
 	size_t table_size;	/* mounts in the watched namespace */
@@ -247,6 +247,7 @@ typedef struct Burst {
 	uint64_t cpu_ns[_W_BESIDE_MAX];	/* mountwatchd, bus daemon, PID 1, client */
 	uint64_t calls_ns;	/* the mounting thread's CPU in the mount(2) / umount2(2) calls */
 	uint64_t messages;	/* signals of mountwatchd the client received */
+	uint64_t wakeups;	/* mountwatchd's voluntary context switches */
 	bool caught_up;		/* mountwatchd's table showed the step in the end */
 } Burst;
 
@@ -1956,10 +1957,37 @@ static bool pid1_shares_mount_ns(void)
 typedef struct Daemon {
 	Client c;
 	sd_bus *bus;		/* this thread's calls */
+	pid_t pid;		/* mountwatchd's */
 	Others ot;
 	Place pl;
 	size_t table_size;
 } Daemon;
+
+/*
+ * How often mountwatchd went to sleep (voluntary context switches of all
+ * its threads, /proc/PID/status): its wake-ups, and any wait for a lock in
+ * the kernel. 0 if unknown.
+ */
+static uint64_t daemon_wakeups(const Daemon *d)
+{
+	_cleanup_free_ char *line = NULL;
+	char path[64];
+	uint64_t v = 0;
+	size_t size = 0;
+	FILE *f;
+
+	if (d->pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)d->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (getline(&line, &size, f) > 0)
+		if (sscanf(line, "voluntary_ctxt_switches: %" SCNu64, &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
 
 /*
  * Whether mountwatchd has applied bulk step @step: as many mounts as
@@ -2016,6 +2044,7 @@ static void bulk_settle(Daemon *d, Burst *b, int step, size_t n, uint64_t t0, ui
 	}
 	b->caught_up = r > 0;
 	b->messages = d->c.running ? client_messages(&d->c) - messages0 : 0;
+	b->wakeups = daemon_wakeups(d) - b->wakeups;
 	b->measured = true;
 }
 
@@ -2027,6 +2056,7 @@ static int bulk_mount(Daemon *d, size_t n, Burst *b)
 
 	progress(true, "(d) %zu bind mounts in mountwatchd's namespace%s", n,
 		 d->c.running ? "" : ", nobody subscribed");
+	b->wakeups = daemon_wakeups(d);
 	others_read(&d->ot);
 	t0 = now_ns();
 	r = setup_place(&d->pl, n, &b->calls_ns);
@@ -2044,6 +2074,7 @@ static void bulk_umount(Daemon *d, size_t n, Burst *b)
 
 	progress(true, "(d) removing the %zu bind mounts (one lazy umount)%s", n,
 		 d->c.running ? "" : ", nobody subscribed");
+	b->wakeups = daemon_wakeups(d);
 	others_read(&d->ot);
 	t0 = now_ns();
 	teardown_place(&d->pl, &b->calls_ns);
@@ -2082,6 +2113,7 @@ static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 			 strerror(-r));
 		return 1;
 	}
+	d->pid = pid[O_DAEMON];
 	(void)bus_daemon_pid(d->bus, &pid[O_BUS]);
 	/* In a private namespace (the host mode) PID 1 sees none of this. */
 	pid[O_PID1] = pid1_shares_mount_ns() ? 1 : 0;
@@ -2164,7 +2196,7 @@ static int daemon_open(Daemon *d, size_t n, Result *res, Bulk *bulk)
 /* One round of k changes; out[] are the rows from W_DAEMON on. */
 static void daemon_round(Daemon *d, unsigned k, Result out[_W_MAX - W_DAEMON])
 {
-	uint64_t spent[_W_BESIDE_MAX] = {}, m0;
+	uint64_t spent[_W_BESIDE_MAX] = {}, m0, w0;
 	Result *sys = &out[W_SYSTEM - W_DAEMON];
 	int r;
 
@@ -2173,6 +2205,7 @@ static void daemon_round(Daemon *d, unsigned k, Result out[_W_MAX - W_DAEMON])
 	memset(d->c.o.seen, 0, sizeof(d->c.o.seen));
 	pthread_mutex_unlock(&d->c.lock);
 	progress(true, "(d) mountwatchd: making %u changes", k);
+	w0 = daemon_wakeups(d);
 	others_read(&d->ot);
 	m0 = client_messages(&d->c);
 	r = make_changes(&d->c.o, W_DAEMON, &d->pl, k, &out[0]);
@@ -2187,6 +2220,8 @@ static void daemon_round(Daemon *d, unsigned k, Result out[_W_MAX - W_DAEMON])
 	/* Each is measured until it is idle again: what the changes cost it. */
 	(void)others_settle(&d->ot, 0, spent);
 	out[0].messages = client_messages(&d->c) - m0;
+	out[0].wakeups = daemon_wakeups(d) - w0;
+	out[0].has_wakeups = w0 > 0;
 	if (arg.burst) {
 		uint64_t unused[_W_BESIDE_MAX] = {};
 
@@ -2217,6 +2252,7 @@ static void daemon_round(Daemon *d, unsigned k, Result out[_W_MAX - W_DAEMON])
 	*sys = out[0];
 	sys->latencies = 0;
 	sys->messages = 0;
+	sys->has_wakeups = false;
 	for (int i = O_BUS; i < _W_BESIDE_MAX; i++) {
 		if (i == O_PID1)
 			continue;
@@ -2245,6 +2281,7 @@ static void daemon_remount(Daemon *d, size_t n, Bulk *bulk)
 
 		progress(true, "(d) remounting the %zu binds' tmpfs %s", n,
 			 i == BULK_REMOUNT_RO ? "read-only" : "read-write");
+		b->wakeups = daemon_wakeups(d);
 		others_read(&d->ot);
 		m0 = client_messages(&d->c);
 		t0 = now_ns();
@@ -2380,6 +2417,9 @@ static void print_daemon_notes(const Result *d)
 	printf("    bus messages per change during (d): %.1f (every signal of mountwatchd's\n"
 	       "        unique name that the client received)\n",
 	       d->changes ? (double)d->messages / d->changes : 0.0);
+	if (d->has_wakeups && d->changes)
+		printf("    mountwatchd's wake-ups per change: %.2f (its voluntary context switches)\n",
+		       (double)d->wakeups / d->changes);
 	printf("    the client %s\n", arg.objects ?
 	       "called GetManagedObjects() and followed InterfacesAdded/Removed (--objects)" :
 	       daemon_how.subscribed ? "called Subscribe() and followed MountAdded/Removed" :
@@ -2450,6 +2490,12 @@ static void print_bulk(const Bulk *b)
 	for (int j = 0; j < _BULK_MAX; j++)
 		if (b->step[j].measured && b->step[j].mounts)
 			printf(" %11.1f", (double)b->step[j].messages / b->step[j].mounts);
+		else
+			printf(" %11s", "-");
+	printf("\n    %-38s", "mountwatchd's wake-ups per mount");
+	for (int j = 0; j < _BULK_MAX; j++)
+		if (b->step[j].measured && b->step[j].mounts && b->step[j].wakeups)
+			printf(" %11.2f", (double)b->step[j].wakeups / b->step[j].mounts);
 		else
 			printf(" %11s", "-");
 	printf("\n    %-38s", "until all were idle, s");
