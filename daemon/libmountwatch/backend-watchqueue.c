@@ -344,8 +344,7 @@ static int wq_query_mount(Backend *base, uint64_t unique_id, const MountInfo *sa
 	long r;
 
 	r = statmount_query(unique_id, &b->sm, &m);
-	known_sb = r >= 0 && same_sb && same_sb->dev_major == m.dev_major &&
-		   same_sb->dev_minor == m.dev_minor && streq_ptr(same_sb->fstype, m.fstype);
+	known_sb = r >= 0 && same_sb && mount_info_same_device(same_sb, &m);
 	if (known_sb)
 		info.sb_unique_id = same_sb->superblock_id;
 	else if (r >= 0)

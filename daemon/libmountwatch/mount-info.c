@@ -149,6 +149,11 @@ uint32_t mount_info_diff(const MountInfo *a, const MountInfo *b)
 	return d;
 }
 
+bool mount_info_same_device(const MountInfo *a, const MountInfo *b)
+{
+	return a->dev_major == b->dev_major && a->dev_minor == b->dev_minor && streq_ptr(a->fstype, b->fstype);
+}
+
 bool mount_info_read_only(const MountInfo *info)
 {
 	return info->attributes & MOUNT_ATTR_RDONLY;

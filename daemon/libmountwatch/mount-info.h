@@ -64,6 +64,12 @@ uint32_t mount_info_diff(const MountInfo *a, const MountInfo *b);
 /* The per-mount options as mountinfo's field 6 shows them ("rw,nosuid,relatime"). */
 int mount_info_options(const MountInfo *info, char *buf, size_t size);
 bool mount_info_read_only(const MountInfo *info);
+/*
+ * Whether a and b are mounts of one superblock by what statmount(2) tells:
+ * the same device and type. Only while both superblocks live: a device is
+ * reused once its superblock is gone (see BackendOps.query_mount).
+ */
+bool mount_info_same_device(const MountInfo *a, const MountInfo *b);
 /* The Propagation property's names: "shared", "private", "slave", "unbindable" ("unknown"). */
 const char *propagation_to_string(uint32_t p);
 /* The PROPAGATION_* number of a name; -EINVAL for anything else. */
