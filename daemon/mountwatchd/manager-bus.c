@@ -826,11 +826,9 @@ static void emit_mount_changed(Manager *m, const MountInfo *mount, uint32_t prop
 		return;
 
 	mount_object_path(mount->unique_id, path);
-	if (want_properties_changed(m)) {
-		r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)names);
-		if (r < 0)
-			log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);
-	}
+	r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)names);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);
 	if (!want_manager_signals(m))
 		return;
 
