@@ -999,8 +999,8 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
  * The daemon sends its per-mount signals only to subscribers: Subscribe()
  * (MountAdded/Removed/Changed, PropertiesChanged) for as long as this
  * connection lasts, and again whenever the daemon restarts. InterfacesAdded,
- * which has the new mount's properties, comes because get_all_mounts()
- * called GetManagedObjects.
+ * with a new mount's properties, comes only when get_all_mounts() had to
+ * call GetManagedObjects (no fd passing); else monitor_fetch() asks.
  */
 static int subscribe(sd_bus *bus)
 {
