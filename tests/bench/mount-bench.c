@@ -1964,8 +1964,8 @@ typedef struct Daemon {
 } Daemon;
 
 /*
- * How often mountwatchd went to sleep (voluntary context switches of all
- * its threads, /proc/PID/status): its wake-ups, and any wait for a lock in
+ * How often mountwatchd (one thread) went to sleep: the voluntary context
+ * switches of /proc/PID/status - its wake-ups, and any wait for a lock in
  * the kernel. 0 if unknown.
  */
 static uint64_t daemon_wakeups(const Daemon *d)
@@ -2025,6 +2025,21 @@ static int daemon_caught_up(Daemon *d, int step, size_t n)
 	       (!opts[2] || opts[2] == ',');
 }
 
+typedef struct BulkStart {
+	uint64_t t0, messages, wakeups;
+} BulkStart;
+
+/* Where the counts stand before a bulk step (the CPU clocks: others_read()). */
+static BulkStart bulk_start(Daemon *d)
+{
+	BulkStart s = { .wakeups = daemon_wakeups(d),
+			.messages = d->c.running ? client_messages(&d->c) : 0 };
+
+	others_read(&d->ot);
+	s.t0 = now_ns();
+	return s;
+}
+
 /*
  * One bulk step: the mounting thread's calls (measured by the caller), then
  * every measured process until idle, and the client's messages. Idle is not
@@ -2032,54 +2047,50 @@ static int daemon_caught_up(Daemon *d, int step, size_t n)
  * measured until idle again), up to the timeout, and the step says so if it
  * never does.
  */
-static void bulk_settle(Daemon *d, Burst *b, int step, size_t n, uint64_t t0, uint64_t messages0)
+static void bulk_settle(Daemon *d, Burst *b, int step, size_t n, const BulkStart *s)
 {
-	uint64_t deadline = t0 + (uint64_t)arg.timeout_s * NSEC_PER_SEC;
+	uint64_t deadline = s->t0 + (uint64_t)arg.timeout_s * NSEC_PER_SEC;
 	int r;
 
-	b->wall_ns = others_settle(&d->ot, t0, b->cpu_ns);
+	b->wall_ns = others_settle(&d->ot, s->t0, b->cpu_ns);
 	while ((r = daemon_caught_up(d, step, n)) == 0 && now_ns() < deadline) {
 		sleep_ns(100 * NSEC_PER_MSEC);
-		b->wall_ns = others_settle(&d->ot, t0, b->cpu_ns);
+		b->wall_ns = others_settle(&d->ot, s->t0, b->cpu_ns);
 	}
 	b->caught_up = r > 0;
-	b->messages = d->c.running ? client_messages(&d->c) - messages0 : 0;
-	b->wakeups = daemon_wakeups(d) - b->wakeups;
+	b->messages = d->c.running ? client_messages(&d->c) - s->messages : 0;
+	b->wakeups = daemon_wakeups(d) - s->wakeups;
 	b->measured = true;
 }
 
 /* Bulk: the N binds made back to back at d->pl (set up by place_init()), measured. */
 static int bulk_mount(Daemon *d, size_t n, Burst *b)
 {
-	uint64_t m0 = d->c.running ? client_messages(&d->c) : 0, t0;
+	BulkStart s;
 	int r;
 
 	progress(true, "(d) %zu bind mounts in mountwatchd's namespace%s", n,
 		 d->c.running ? "" : ", nobody subscribed");
-	b->wakeups = daemon_wakeups(d);
-	others_read(&d->ot);
-	t0 = now_ns();
+	s = bulk_start(d);
 	r = setup_place(&d->pl, n, &b->calls_ns);
 	if (r < 0)
 		return r;
 	b->mounts = n;
-	bulk_settle(d, b, BULK_MOUNT, n, t0, m0);
+	bulk_settle(d, b, BULK_MOUNT, n, &s);
 	return 0;
 }
 
 /* Bulk: all of d->pl removed with one lazy umount, measured. */
 static void bulk_umount(Daemon *d, size_t n, Burst *b)
 {
-	uint64_t m0 = d->c.running ? client_messages(&d->c) : 0, t0;
+	BulkStart s;
 
 	progress(true, "(d) removing the %zu bind mounts (one lazy umount)%s", n,
 		 d->c.running ? "" : ", nobody subscribed");
-	b->wakeups = daemon_wakeups(d);
-	others_read(&d->ot);
-	t0 = now_ns();
+	s = bulk_start(d);
 	teardown_place(&d->pl, &b->calls_ns);
 	b->mounts = n + 1;
-	bulk_settle(d, b, BULK_UMOUNT, n, t0, m0);
+	bulk_settle(d, b, BULK_UMOUNT, n, &s);
 }
 
 /*
@@ -2277,14 +2288,12 @@ static void daemon_remount(Daemon *d, size_t n, Bulk *bulk)
 	for (int i = BULK_REMOUNT_RO; i <= BULK_REMOUNT_RW; i++) {
 		Burst *b = &bulk->step[i];
 		unsigned long flags = MS_REMOUNT | (i == BULK_REMOUNT_RO ? MS_RDONLY : 0);
-		uint64_t t0, m0, t;
+		BulkStart s;
+		uint64_t t;
 
 		progress(true, "(d) remounting the %zu binds' tmpfs %s", n,
 			 i == BULK_REMOUNT_RO ? "read-only" : "read-write");
-		b->wakeups = daemon_wakeups(d);
-		others_read(&d->ot);
-		m0 = client_messages(&d->c);
-		t0 = now_ns();
+		s = bulk_start(d);
 		t = thread_cpu_ns();
 		if (sys_mount(NULL, d->pl.base, NULL, flags, NULL) < 0) {
 			fprintf(stderr, "mount-bench: remounting %s: %m\n", d->pl.base);
@@ -2292,7 +2301,7 @@ static void daemon_remount(Daemon *d, size_t n, Bulk *bulk)
 		}
 		b->calls_ns = thread_cpu_ns() - t;
 		b->mounts = n + 1;
-		bulk_settle(d, b, i, n, t0, m0);
+		bulk_settle(d, b, i, n, &s);
 	}
 }
 
