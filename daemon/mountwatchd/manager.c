@@ -2,8 +2,7 @@
 /*
  * The manager's lifecycle and event loop: the watcher's fd and its timeout
  * as sd-event sources (a move's second half is waited for with a timer,
- * never by blocking in a callback), bursts read in batches (pace()),
- * SIGHUP reloads, SIGTERM/SIGINT exits.
+ * never by blocking in a callback), SIGHUP reloads, SIGTERM/SIGINT exits.
  * The table and its upkeep are libmountwatch's (../libmountwatch/).
  */
 #include <signal.h>
@@ -49,7 +48,6 @@ Manager *manager_free(Manager *m)
 	}
 	sd_event_source_disable_unref(m->io_source);
 	sd_event_source_disable_unref(m->timer_source);
-	sd_event_source_disable_unref(m->pace_source);
 	sd_event_source_disable_unref(m->sighup_source);
 	sd_event_source_disable_unref(m->sigterm_source);
 	sd_event_source_disable_unref(m->sigint_source);
@@ -219,86 +217,14 @@ int manager_process_events(Manager *m)
 	return r < 0 ? r : 0;
 }
 
-static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
-
-/*
- * Burst pacing. A read that finds one record is the usual case: a change,
- * taken at once. A read that finds several says they come faster than the
- * daemon wakes up for them - a script making thousands of binds - and every
- * wake-up costs the daemon, the bus daemon and each subscriber a context
- * switch and a read. Then the queue's fd leaves the loop and the next read
- * waits MANAGER_PACE_USEC, cut so that at the rate the records came it
- * fills at most a quarter of the queue (pacing must not cause an overrun),
- * and so on until a wait brings nothing: that puts the fd back. A lone
- * change waits for nothing, a change in a burst at most MANAGER_PACE_USEC.
- * Returns how long the next read waits, 0 for not at all (also after a
- * first read, whose rate is unknown).
- */
-uint64_t manager_pace_delay(bool pacing, uint64_t records, uint64_t since_last_read, unsigned queue_size)
-{
-	uint64_t fill_quarter;
-
-	if (records < (pacing ? 1U : 2U) || since_last_read == 0)
-		return 0;
-	fill_quarter = since_last_read * (queue_size / 4) / records;
-	return fill_quarter < MANAGER_PACE_USEC ? fill_quarter : MANAGER_PACE_USEC;
-}
-
-static int on_pace(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	return on_io(NULL, -1, 0, userdata);
-}
-
-/* The next read: when the fd is readable (delay 0), or after delay with the fd out of the loop. */
-static int pace(Manager *m, uint64_t now, uint64_t delay)
-{
-	int r;
-
-	if (delay > 0) {
-		if (!m->pace_source) {
-			/* Accuracy 1 us: sd-event's default (0) lets a timer slip by 250 ms. */
-			r = sd_event_add_time(m->event, &m->pace_source, CLOCK_MONOTONIC, now + delay, 1,
-					      on_pace, m);
-			if (r >= 0)
-				(void)sd_event_source_set_description(m->pace_source, "burst-pacing");
-		} else {
-			r = sd_event_source_set_time(m->pace_source, now + delay);
-			if (r >= 0)
-				r = sd_event_source_set_enabled(m->pace_source, SD_EVENT_ONESHOT);
-		}
-		if (r >= 0)
-			r = sd_event_source_set_enabled(m->io_source, SD_EVENT_OFF);
-		if (r >= 0) {
-			m->pacing = true;
-			return 0;
-		}
-		log_warning_errno(r, "Failed to arm the burst-pacing timer, reading at once: %m");
-	}
-	m->pacing = false;
-	if (m->pace_source)
-		(void)sd_event_source_set_enabled(m->pace_source, SD_EVENT_OFF);
-	return sd_event_source_set_enabled(m->io_source, SD_EVENT_ON);
-}
-
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	Manager *m = userdata;
-	struct mw_stats before, after;
-	uint64_t now = 0;
 	int r;
 
-	mw_watcher_get_stats(m->watcher, &before);
 	r = manager_process_events(m);
 	if (r == -ENOLINK || r == -ENOMEM || r == -EBADF)
 		return sd_event_exit(m->event, EXIT_FAILURE);
-	mw_watcher_get_stats(m->watcher, &after);
-	(void)sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-	r = pace(m, now, manager_pace_delay(m->pacing, after.events - before.events,
-					    m->last_read_usec ? now - m->last_read_usec : 0,
-					    m->config.queue_size));
-	if (r < 0)
-		log_warning_errno(r, "Failed to pace the notification queue's reads: %m");
-	m->last_read_usec = now;
 	return 0;
 }
 
@@ -332,11 +258,6 @@ static int attach_watcher_fd(Manager *m)
 	(void)sd_event_source_set_description(s, "mount-notifications");
 	sd_event_source_disable_unref(m->io_source);
 	m->io_source = s;
-	/* A new queue: no burst to pace. */
-	if (m->pace_source)
-		(void)sd_event_source_set_enabled(m->pace_source, SD_EVENT_OFF);
-	m->pacing = false;
-	m->last_read_usec = 0;
 	return 0;
 }
 

@@ -24,13 +24,6 @@ typedef struct Manager Manager;
 #define MANAGER_REPLY_SIZE_MAX (24U << 20)
 
 /*
- * Burst pacing (manager.c): when a read finds more than one record, the
- * next ones wait up to this long until one finds none, so that a burst is
- * taken in batches.
- */
-#define MANAGER_PACE_USEC 4000U
-
-/*
  * Called after each change is applied; c == NULL: the manager's own
  * properties (Backend, WatchedPath, ResyncPending) changed.
  */
@@ -41,9 +34,6 @@ struct Manager {
 	sd_bus *bus;
 	sd_event_source *io_source;
 	sd_event_source *timer_source; /* the watcher's timeout (a move's second half) */
-	sd_event_source *pace_source;  /* a burst's next read, while io_source is off */
-	bool pacing;                   /* io_source is off: pace_source reads next */
-	uint64_t last_read_usec;       /* when the queue was last read (CLOCK_MONOTONIC) */
 	sd_event_source *sighup_source;
 	sd_event_source *sigterm_source;
 	sd_event_source *sigint_source;
@@ -84,16 +74,6 @@ void manager_set_change_fn(Manager *m, ManagerChangeFn fn, void *userdata);
 int manager_open_watcher(Manager *m);
 /* Takes over w (tests: a watcher on the fake kernel). */
 void manager_set_watcher(Manager *m, mw_watcher *w);
-
-/*
- * How long the next read waits after one that found records (a count),
- * given whether that read was paced itself, the time since the read before
- * it (us, 0 for unknown) and the queue's size: 0 (at once) after an unpaced
- * read of fewer than two records, a paced one of none, or with the time
- * unknown; else MANAGER_PACE_USEC or less - short enough that records
- * coming at the same rate fill at most a quarter of the queue.
- */
-uint64_t manager_pace_delay(bool pacing, uint64_t records, uint64_t since_last_read, unsigned queue_size);
 
 /* Processes what the watcher has, then re-arms its timeout. */
 int manager_process_events(Manager *m);
