@@ -288,6 +288,10 @@ def daemon_mounts():
     return res
 
 
+# What autofs changes by ioctl (catatonic mode, a new pipe, the timeout): the
+# series posts SB_CHANGED for it, but mountinfo's poll() wakes only for mount
+# events, so the mountinfo backend sees it at the next one.
+AUTOFS_IOCTL_OPTIONS = re.compile(r"(fd|pgrp|timeout)=-?\d+")
 FIELDS = ["ParentId", "MountPoint", "Root", "FsType", "Source", "Options", "SuperOptions",
           "Device", "Propagation", "PeerGroup", "MasterGroup"]
 
@@ -307,9 +311,9 @@ def compare_tables():
             for k in FIELDS:
                 if (k == "ParentId" and want[mid][k] not in want and have[mid].get(k) == mid):
                     continue  # a parent we cannot see: fsinfo names the mount itself
-                if (k == "SuperOptions" and want[mid]["FsType"] == "autofs"
-                        and re.sub(r"timeout=\d+", "", want[mid][k]) == re.sub(r"timeout=\d+", "", have[mid].get(k, ""))):
-                    continue  # automount sets the timeout by ioctl, which posts no event
+                if (k == "SuperOptions" and BACKEND == "mountinfo" and want[mid]["FsType"] == "autofs"
+                        and AUTOFS_IOCTL_OPTIONS.sub("", want[mid][k]) == AUTOFS_IOCTL_OPTIONS.sub("", have[mid].get(k, ""))):
+                    continue  # changed by ioctl: watch_queue hears it, mountinfo's poll() does not
                 if want[mid][k] != have[mid].get(k):
                     diffs.append("%d %s: %s mountinfo=%r daemon=%r" % (mid, want[mid]["MountPoint"], k,
                                                                       want[mid][k], have[mid].get(k)))
