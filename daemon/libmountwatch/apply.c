@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 
+#include "log.h"
 #include "util.h"
 #include "watcher.h"
 
@@ -26,7 +27,7 @@ void watcher_announce(mw_watcher *w, enum mw_change_type type, const Mount *e, u
 	struct mw_change c = {
 		.type = type,
 		.unique_id = unique_id,
-		.mount = e ? &e->info : NULL,
+		.mount = e,
 		.mount_point = mount_point,
 		.fields = fields,
 		.resync = rs,
@@ -38,8 +39,11 @@ void watcher_announce(mw_watcher *w, enum mw_change_type type, const Mount *e, u
 	    type == MW_CHANGE_CHANGED)
 		w->generation++;
 	w->announced++;
-	if (w->change_fn)
+	if (w->change_fn && !w->free_pending) {
+		w->in_callback++;
 		w->change_fn(w, &c, w->userdata);
+		w->in_callback--;
+	}
 }
 
 static int remove_mount(mw_watcher *w, Mount *e)
@@ -218,7 +222,7 @@ static int query_new(mw_watcher *w, uint64_t unique_id, const MountInfo *same_sb
 	if (r == -ENOENT || r == -ESTALE)
 		return -ENOENT;
 	if (r < 0)
-		return log_debug_errno(r, "Failed to query mount %" PRIu64 ": %m", unique_id);
+		return lib_debug_errno(r, "Failed to query mount %" PRIu64 ": %m", unique_id);
 	r = mount_info_sanitize(info);
 	if (r < 0) {
 		mount_info_done(info);
@@ -550,7 +554,7 @@ static int add_children(mw_watcher *w, uint64_t unique_id, unsigned depth)
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
-		return log_debug_errno(r, "Failed to list children of mount %" PRIu64 ": %m", unique_id);
+		return lib_debug_errno(r, "Failed to list children of mount %" PRIu64 ": %m", unique_id);
 	for (size_t i = 0; i < n; i++) {
 		MountInfo info = {};
 		Mount *e;
@@ -650,13 +654,13 @@ int watcher_apply_event(mw_watcher *w, const MountEvent *ev)
 		w->overruns++;
 		w->resync_pending = true;
 		watcher_announce(w, MW_CHANGE_LOST, NULL, 0, NULL, 0, NULL);
-		log_debug("Notification queue overran, resynchronising.");
+		lib_debug("Notification queue overran, resynchronising.");
 		return 0;
 	case MOUNT_EVENT_WATCH_REMOVED:
-		return log_debug_errno(ENOLINK, "Failed to keep watching %s: the watched mount went away.",
+		return lib_debug_errno(ENOLINK, "Failed to keep watching %s: the watched mount went away.",
 				       w->path);
 	}
-	log_debug("Ignoring unknown mount event type %d.", (int)ev->type);
+	lib_debug("Ignoring unknown mount event type %d.", (int)ev->type);
 	return 0;
 }
 
@@ -712,7 +716,7 @@ static int resync_list(mw_watcher *w, Listing *l)
 
 	r = w->backend->ops->list_all(w->backend, &l->list, &l->n);
 	if (r < 0)
-		return log_debug_errno(r, "Failed to list mounts below %s: %m", w->path);
+		return lib_debug_errno(r, "Failed to list mounts below %s: %m", w->path);
 	qsort(l->list, l->n, sizeof(*l->list), compare_summary);
 	/* The listing names parents by 32-bit ID: map those to unique IDs. */
 	r = hashmap_new(&l->by_mnt_id);
@@ -790,7 +794,7 @@ static int resync_apply(mw_watcher *w, const Listing *l, struct mw_resync_stats 
 		}
 		mount_info_done(&info);
 		if (r < 0)
-			return log_debug_errno(r, "Failed to update the mount table: %m");
+			return lib_debug_errno(r, "Failed to update the mount table: %m");
 	}
 	return 0;
 }
@@ -846,7 +850,7 @@ static int resync_failed(mw_watcher *w, int error)
 	if (w->resync_backoff > RESYNC_RETRY_MAX_USEC)
 		w->resync_backoff = RESYNC_RETRY_MAX_USEC;
 	w->resync_due = now_usec() + w->resync_backoff;
-	return log_debug_errno(error, "Failed to resynchronise, retrying in %" PRIu64 " ms: %m",
+	return lib_debug_errno(error, "Failed to resynchronise, retrying in %" PRIu64 " ms: %m",
 			       w->resync_backoff / 1000);
 }
 
@@ -916,6 +920,6 @@ int watcher_verify(mw_watcher *w)
 	}
 	w->sums_unsure = false;
 	w->verify_backoff = 0;
-	log_debug("Counters confirmed after the resync: %u of %zu mounts' sums were off.", s.requeried, l.n);
+	lib_debug("Counters confirmed after the resync: %u of %zu mounts' sums were off.", s.requeried, l.n);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "mountwatch/syscalls.h"
 
 #include "backend.h"
+#include "log.h"
 #include "statmount.h"
 #include "util.h"
 
@@ -214,7 +215,7 @@ static int wq_read_events(Backend *base, MountEvent *events, size_t n_max)
 
 bad:
 	/* A record we cannot parse: drop the rest of the read and resync. */
-	log_warning("Dropping a malformed notification record (%zu bytes left).", b->len - b->pos);
+	lib_warning("Dropping a malformed notification record (%zu bytes left).", b->len - b->pos);
 	b->pos = b->len = 0;
 	if (n < n_max)
 		events[n++] = (MountEvent){ .type = MOUNT_EVENT_LOSS };

@@ -13,7 +13,7 @@
 
 int main(int argc, char *argv[])
 {
-	const struct mw_mount *m;
+	const mw_mount *m;
 	uint64_t id = 0;
 	mw_watcher *w;
 	int r;
@@ -31,9 +31,10 @@ int main(int argc, char *argv[])
 		long long ms = 0;
 
 		if (!id && (m = mw_watcher_get_mount_by_path(w, argv[1]))) {
-			id = m->unique_id;
-			printf("mounted: %s (%s from %s)\n", m->mount_point, m->fstype, m->source);
-		} else if (id && (!(m = mw_watcher_get_mount(w, id)) || strcmp(m->mount_point, argv[1]))) {
+			id = mw_mount_get_unique_id(m);
+			printf("mounted: %s (%s from %s)\n", mw_mount_get_mount_point(m), mw_mount_get_fstype(m),
+			       mw_mount_get_source(m));
+		} else if (id && (!(m = mw_watcher_get_mount(w, id)) || strcmp(mw_mount_get_mount_point(m), argv[1]))) {
 			printf("gone: %s\n", argv[1]);
 			break;
 		}

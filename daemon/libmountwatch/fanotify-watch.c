@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "fanotify-watch.h"
+#include "log.h"
 #include "mainline-uapi.h"
 #include "mountinfo-digest.h"
 #include "statmount.h"
@@ -182,7 +183,7 @@ static int next_event(FanotifyWatch *w, FanotifyEvent *ret)
 		if (!FAN_EVENT_OK(m, (ssize_t)left) || m->vers != FANOTIFY_METADATA_VERSION ||
 		    m->metadata_len < sizeof(*m) || m->metadata_len > m->event_len) {
 			/* A record we cannot parse: drop the rest, and resync. */
-			log_warning("Dropping a malformed fanotify record (%zu bytes left).", left);
+			lib_warning("Dropping a malformed fanotify record (%zu bytes left).", left);
 			w->pos = w->len = 0;
 			*ret = (FanotifyEvent){ .type = FANOTIFY_EVENT_OVERFLOW };
 			return 1;

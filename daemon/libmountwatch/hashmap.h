@@ -20,7 +20,11 @@ size_t hashmap_size(const Hashmap *h);
 void *hashmap_get(const Hashmap *h, uint64_t key);
 /* Inserts or replaces; value must not be NULL. */
 int hashmap_put(Hashmap *h, uint64_t key, void *value);
-/* Returns the removed value, or NULL if key was absent. */
+/*
+ * Returns the removed value, or NULL if key was absent. A map never
+ * shrinks: putting back a key just removed never allocates (table.c's
+ * re-indexing relies on it).
+ */
 void *hashmap_remove(Hashmap *h, uint64_t key);
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * MountInfo: the per-mount record and its comparison.
+ * MountInfo: the per-mount record and its comparison, and the fields' names.
  */
 #include <stdio.h>
 #include <linux/mount.h>
@@ -15,38 +15,32 @@
 #define MOUNT_ATTR_IDMAP 0x00100000
 #endif
 
-#define P(id, n, sig, k) [MW_FIELD_##id] = { .name = n, .signature = sig, .kind = MOUNT_PROPERTY_##k }
-const MountProperty mount_properties[_MW_FIELD_MAX] = {
-	P(UNIQUE_ID, "UniqueId", "t", CONST),
-	P(MOUNT_ID, "MountId", "u", CONST),
-	P(PARENT_UNIQUE_ID, "ParentUniqueId", "t", EMITS),
-	P(PARENT_ID, "ParentId", "u", EMITS),
-	P(MOUNT_POINT, "MountPoint", "s", EMITS),
-	P(ROOT, "Root", "s", EMITS),
-	P(SOURCE, "Source", "s", EMITS),
-	P(FS_TYPE, "FsType", "s", EMITS),
-	P(OPTIONS, "Options", "s", EMITS),
-	P(SUPER_OPTIONS, "SuperOptions", "s", EMITS),
-	P(ATTRIBUTES, "Attributes", "t", EMITS),
-	P(READ_ONLY, "ReadOnly", "b", EMITS),
-	P(PROPAGATION, "Propagation", "s", EMITS),
-	P(PEER_GROUP, "PeerGroup", "u", EMITS),
-	P(MASTER_GROUP, "MasterGroup", "u", EMITS),
-	P(SUPERBLOCK_ID, "SuperblockId", "t", EMITS),
-	P(DEVICE, "Device", "s", EMITS),
-	/* Bumped on every event below the mount. */
-	P(CHANGE_COUNT, "ChangeCount", "t", COUNTER),
+/* The fields' names (mw_field_name()); the bus names its Mount properties by them. */
+static const char *const field_names[_MW_FIELD_MAX] = {
+	[MW_FIELD_UNIQUE_ID] = "UniqueId",
+	[MW_FIELD_MOUNT_ID] = "MountId",
+	[MW_FIELD_PARENT_UNIQUE_ID] = "ParentUniqueId",
+	[MW_FIELD_PARENT_ID] = "ParentId",
+	[MW_FIELD_MOUNT_POINT] = "MountPoint",
+	[MW_FIELD_ROOT] = "Root",
+	[MW_FIELD_SOURCE] = "Source",
+	[MW_FIELD_FS_TYPE] = "FsType",
+	[MW_FIELD_OPTIONS] = "Options",
+	[MW_FIELD_SUPER_OPTIONS] = "SuperOptions",
+	[MW_FIELD_ATTRIBUTES] = "Attributes",
+	[MW_FIELD_READ_ONLY] = "ReadOnly",
+	[MW_FIELD_PROPAGATION] = "Propagation",
+	[MW_FIELD_PEER_GROUP] = "PeerGroup",
+	[MW_FIELD_MASTER_GROUP] = "MasterGroup",
+	[MW_FIELD_SUPERBLOCK_ID] = "SuperblockId",
+	[MW_FIELD_DEVICE] = "Device",
+	[MW_FIELD_CHANGE_COUNT] = "ChangeCount",
+	[MW_FIELD_USER_OPTIONS] = "UserOptions",
 };
-#undef P
 
-uint32_t mount_properties_announced(void)
+_public_ const char *mw_field_name(unsigned field)
 {
-	uint32_t mask = 0;
-
-	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
-		if (mount_properties[i].kind == MOUNT_PROPERTY_EMITS)
-			mask |= 1U << i;
-	return mask;
+	return field < _MW_FIELD_MAX ? field_names[field] : NULL;
 }
 
 void mount_info_done(MountInfo *info)
@@ -56,6 +50,7 @@ void mount_info_done(MountInfo *info)
 	free(info->source);
 	free(info->fstype);
 	free(info->super_options);
+	free(info->user_options);
 	*info = (MountInfo){};
 }
 
@@ -100,12 +95,13 @@ int mount_info_copy(MountInfo *dst, const MountInfo *src)
 {
 	MountInfo t = *src;
 
-	t.mount_point = t.root = t.source = t.fstype = t.super_options = NULL;
+	t.mount_point = t.root = t.source = t.fstype = t.super_options = t.user_options = NULL;
 	if (dup_field(&t.mount_point, src->mount_point) < 0 ||
 	    dup_field(&t.root, src->root) < 0 ||
 	    dup_field(&t.source, src->source) < 0 ||
 	    dup_field(&t.fstype, src->fstype) < 0 ||
-	    dup_field(&t.super_options, src->super_options) < 0) {
+	    dup_field(&t.super_options, src->super_options) < 0 ||
+	    dup_field(&t.user_options, src->user_options) < 0) {
 		mount_info_done(&t);
 		return -ENOMEM;
 	}
@@ -137,6 +133,7 @@ uint32_t mount_info_diff(const MountInfo *a, const MountInfo *b)
 	DIFF(MW_FIELD_SUPERBLOCK_ID, a->superblock_id != b->superblock_id);
 	DIFF(MW_FIELD_DEVICE, a->dev_major != b->dev_major || a->dev_minor != b->dev_minor);
 	DIFF(MW_FIELD_CHANGE_COUNT, a->notify_sum != b->notify_sum);
+	DIFF(MW_FIELD_USER_OPTIONS, !streq_ptr(a->user_options ?: "", b->user_options ?: ""));
 #undef DIFF
 	if (d & (1U << MW_FIELD_ATTRIBUTES)) {
 		char x[128], y[128];
@@ -180,77 +177,6 @@ int mount_info_options(const MountInfo *info, char *buf, size_t size)
 	return 0;
 }
 
-int mount_info_value(const MountInfo *info, unsigned prop, char buf[static 128], MountValue *ret)
-{
-	MountValue v = {};
-
-	switch (prop) {
-	case MW_FIELD_UNIQUE_ID:
-		v.u = info->unique_id;
-		break;
-	case MW_FIELD_MOUNT_ID:
-		v.u = info->mnt_id;
-		break;
-	case MW_FIELD_PARENT_UNIQUE_ID:
-		v.u = info->parent_unique_id;
-		break;
-	case MW_FIELD_PARENT_ID:
-		v.u = info->parent_id;
-		break;
-	case MW_FIELD_MOUNT_POINT:
-		v.s = info->mount_point;
-		break;
-	case MW_FIELD_ROOT:
-		v.s = info->root;
-		break;
-	case MW_FIELD_SOURCE:
-		v.s = info->source;
-		break;
-	case MW_FIELD_FS_TYPE:
-		v.s = info->fstype;
-		break;
-	case MW_FIELD_OPTIONS:
-		buf[0] = 0;
-		(void)mount_info_options(info, buf, 128);
-		v.s = buf;
-		break;
-	case MW_FIELD_SUPER_OPTIONS:
-		v.s = info->super_options;
-		break;
-	case MW_FIELD_ATTRIBUTES:
-		v.u = info->attributes;
-		break;
-	case MW_FIELD_READ_ONLY:
-		v.b = mount_info_read_only(info);
-		break;
-	case MW_FIELD_PROPAGATION:
-		v.s = propagation_to_string(info->propagation);
-		break;
-	case MW_FIELD_PEER_GROUP:
-		v.u = info->peer_group;
-		break;
-	case MW_FIELD_MASTER_GROUP:
-		v.u = info->master_group;
-		break;
-	case MW_FIELD_SUPERBLOCK_ID:
-		v.u = info->superblock_id;
-		break;
-	case MW_FIELD_DEVICE:
-		snprintf(buf, 128, "%u:%u", info->dev_major, info->dev_minor);
-		v.s = buf;
-		break;
-	case MW_FIELD_CHANGE_COUNT:
-		v.u = info->notify_sum;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (mount_properties[prop].signature[0] == 's' && !v.s)
-		v.s = "";
-	*ret = v;
-	return 0;
-}
-
 static const char *const propagation_names[] = {
 	[MW_PROPAGATION_UNKNOWN] = "unknown",
 	[MW_PROPAGATION_UNBINDABLE] = "unbindable",
@@ -272,4 +198,9 @@ int propagation_from_string(const char *s)
 		if (streq_ptr(s, propagation_names[i]))
 			return (int)i;
 	return -EINVAL;
+}
+
+_public_ const char *mw_propagation_name(uint32_t propagation)
+{
+	return propagation_to_string(propagation);
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What the daemon knows about one mount: the values of the
- * org.mountwatch.MountWatch1.Mount properties, as a backend reports them,
- * and how two such records differ (for MountChanged / PropertiesChanged).
+ * What the library knows about one mount, as a backend reports it, and how
+ * two such records differ (the fields of a change).
  */
 #ifndef MOUNTWATCH_MOUNT_INFO_H
 #define MOUNTWATCH_MOUNT_INFO_H
@@ -12,53 +11,38 @@
 
 #include "mountwatch/mountwatch.h"
 
-/* The record is the public struct mw_mount; MW_FIELD_* number its properties. */
-typedef struct mw_mount MountInfo;
-
-/* How a property's value behaves, for the bus vtable. */
-typedef enum MountPropertyKind {
-	MOUNT_PROPERTY_CONST,   /* never changes for a mount */
-	MOUNT_PROPERTY_EMITS,   /* changes are announced (PropertiesChanged, MountChanged) */
-	MOUNT_PROPERTY_COUNTER, /* a fast counter: changes are never announced */
-} MountPropertyKind;
-
-typedef struct MountProperty {
-	const char *name;      /* the D-Bus property name */
-	const char *signature; /* its D-Bus type: "t", "u", "s" or "b" */
-	MountPropertyKind kind;
-} MountProperty;
-
 /*
- * The one table of the org.mountwatch.MountWatch1.Mount properties, indexed
- * by MOUNT_PROP_*: the bus vtable, mountwatchctl and the library's change
- * masks all read it.
+ * One mount's record as a backend reports it; the table's mw_mount holds
+ * one (table.h). Strings are the kernel's raw bytes.
  */
-extern const MountProperty mount_properties[_MW_FIELD_MAX];
-/* Bitmask of the properties whose changes are announced. */
-uint32_t mount_properties_announced(void);
-
-/* One property's value, typed by mount_properties[].signature. */
-typedef struct MountValue {
-	uint64_t u;    /* "t", "u" */
-	const char *s; /* "s": never NULL; points into the record or into the caller's buffer */
-	bool b;        /* "b" */
-} MountValue;
-
-/*
- * The value of property prop (MW_FIELD_*) of info, as the bus shows it: the
- * one place that maps the record to its properties (the bus getter and
- * ListMountsByFileDescriptor both read it). buf holds a derived string
- * (Options, Device) and must outlive *ret. Returns 0, or -EINVAL for an
- * unknown prop.
- */
-int mount_info_value(const MountInfo *info, unsigned prop, char buf[static 128], MountValue *ret);
+typedef struct MountInfo {
+	uint64_t unique_id;        /* 64-bit, never reused (statmount's mnt_id) */
+	uint32_t mnt_id;           /* the 32-bit ID of /proc/self/mountinfo */
+	uint64_t parent_unique_id; /* 0: the parent is not below the watched path */
+	uint32_t parent_id;
+	char *mount_point;
+	char *root;                /* the mounted directory inside its filesystem */
+	char *source;
+	char *fstype;
+	char *super_options;       /* the superblock's options */
+	char *user_options;        /* /run/mount/utab's (NULL: none) */
+	uint64_t attributes;       /* MOUNT_ATTR_* */
+	uint32_t propagation;      /* enum mw_propagation */
+	uint32_t peer_group;
+	uint32_t master_group;
+	uint64_t superblock_id;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	/* ChangeCount: see mw_mount_get_change_count(). */
+	uint64_t notify_sum;
+} MountInfo;
 
 void mount_info_done(MountInfo *info);
 /* Makes every string valid UTF-8 (see utf8_escape_invalid()), and "" of a NULL one. */
 int mount_info_sanitize(MountInfo *info);
 int mount_info_copy(MountInfo *dst, const MountInfo *src);
 
-/* Bitmask (1 << MOUNT_PROP_*) of the properties whose values differ. */
+/* Bitmask (1 << MW_FIELD_*) of the fields whose values differ. */
 uint32_t mount_info_diff(const MountInfo *a, const MountInfo *b);
 
 /* The per-mount options as mountinfo's field 6 shows them ("rw,nosuid,relatime"). */

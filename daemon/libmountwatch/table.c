@@ -41,8 +41,7 @@ Table *table_free(Table *t)
 	while (hashmap_iterate(t->by_unique_id, &i, NULL, &v)) {
 		Mount *m = v;
 
-		mount_info_done(&m->info);
-		free(m);
+		mount_unref(m);
 	}
 	hashmap_free(t->by_unique_id);
 	hashmap_free(t->by_mnt_id);
@@ -199,7 +198,9 @@ int table_add(Table *t, MountInfo *info, Mount **ret)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
+	m->n_ref = 1;
 	m->info = *info;
+	(void)mount_info_options(&m->info, m->options, sizeof(m->options));
 	r = hashmap_put(t->by_unique_id, m->info.unique_id, m);
 	if (r < 0)
 		goto fail;
@@ -230,11 +231,16 @@ int table_update(Table *t, Mount *m, MountInfo *info)
 	r = index_add(t, m);
 	if (r < 0) {
 		m->info = old;
-		if (index_add(t, m) < 0)
-			abort(); /* re-linking what was linked before cannot need memory */
+		/*
+		 * Re-linking what was linked before cannot fail: each key is
+		 * put back into a map it was just removed from, and a map
+		 * never shrinks (hashmap.h).
+		 */
+		(void)index_add(t, m);
 		return r;
 	}
 	mount_info_done(&old);
+	(void)mount_info_options(&m->info, m->options, sizeof(m->options));
 	*info = (MountInfo){};
 	return (int)diff;
 }
@@ -243,6 +249,14 @@ void table_remove(Table *t, Mount *m)
 {
 	index_remove(t, m);
 	(void)hashmap_remove(t->by_unique_id, m->info.unique_id);
+	m->sibling_prev = m->sibling_next = m->point_prev = m->point_next = m->sb_prev = m->sb_next = NULL;
+	mount_unref(m);
+}
+
+void mount_unref(Mount *m)
+{
+	if (!m || --m->n_ref > 0)
+		return;
 	mount_info_done(&m->info);
 	free(m);
 }

@@ -15,10 +15,14 @@
 #include "mount-info.h"
 
 typedef struct Table Table;
-typedef struct Mount Mount;
+/* The public mw_mount (its getters are in mount.c) is the table's node. */
+typedef struct mw_mount Mount;
 
-struct Mount {
+struct mw_mount {
+	/* 1 while in the table, plus mw_mount_ref()'s; 0 frees it. */
+	unsigned n_ref;
 	MountInfo info;
+	char options[128];                  /* mw_mount_get_options(): derived from attributes */
 	Mount *sibling_prev, *sibling_next; /* same parent_unique_id */
 	Mount *point_prev, *point_next;     /* same mount point hash */
 	Mount *sb_prev, *sb_next;           /* same superblock */
@@ -54,8 +58,10 @@ int table_add(Table *t, MountInfo *info, Mount **ret);
  * Returns the mask of properties that changed (>= 0).
  */
 int table_update(Table *t, Mount *m, MountInfo *info);
-/* Removes and frees m. */
+/* Removes m and drops the table's reference (frees it unless the caller holds one). */
 void table_remove(Table *t, Mount *m);
+/* Drops one reference; the last frees m. */
+void mount_unref(Mount *m);
 
 /* Start with *i = 0; returns 0 at the end. No changes during iteration. */
 int table_iterate(const Table *t, size_t *i, Mount **m);

@@ -646,7 +646,8 @@ static void compare_watcher(mw_watcher *w, bool kernel_ids)
 
 	assert_se(listmount_all(&ids, &n) >= 0);
 	for (size_t i = 0; i < n; i++) {
-		const struct mw_mount *mm = NULL;
+		const mw_mount *m = NULL;
+		const MountInfo *mm = NULL;
 		MountInfo info;
 
 		if (!kernel_mount(ids[i], &b, &info))
@@ -659,14 +660,15 @@ static void compare_watcher(mw_watcher *w, bool kernel_ids)
 		}
 		n_scope++;
 		if (kernel_ids) {
-			mm = mw_watcher_get_mount(w, info.unique_id);
+			m = mw_watcher_get_mount(w, info.unique_id);
 		} else {
-			const struct mw_mount *x;
+			const mw_mount *x;
 
 			for (size_t j = 0; mw_watcher_iterate(w, &j, &x) > 0;)
-				if (x->mnt_id == info.mnt_id)
-					mm = x;
+				if (mw_mount_get_mount_id(x) == info.mnt_id)
+					m = x;
 		}
+		mm = m ? &m->info : NULL;
 		if (!mm || !streq_ptr(mm->mount_point, info.mount_point) ||
 		    !streq_ptr(mm->root, info.root) || !streq_ptr(mm->source, info.source) ||
 		    !streq_ptr(mm->fstype, info.fstype) ||

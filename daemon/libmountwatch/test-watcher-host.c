@@ -50,20 +50,20 @@ static int replay_find(Replay *r, uint64_t id)
 	return -1;
 }
 
-static void on_change(mw_watcher *w, const struct mw_change *c, void *userdata)
+static void on_change(mw_watcher *w, const mw_change *c, void *userdata)
 {
 	Replay *r = userdata;
-	int i = replay_find(r, c->unique_id);
+	int i = replay_find(r, mw_change_get_unique_id(c));
 
-	switch (c->type) {
+	switch (mw_change_get_type(c)) {
 	case MW_CHANGE_ADDED:
-		assert_se(i < 0 && r->n < MAX && c->mount && c->mount->unique_id == c->unique_id);
-		r->id[r->n] = c->unique_id;
-		r->point[r->n++] = strdup(c->mount_point);
+		assert_se(i < 0 && r->n < MAX && mw_change_get_mount(c) && mw_mount_get_unique_id(mw_change_get_mount(c)) == mw_change_get_unique_id(c));
+		r->id[r->n] = mw_change_get_unique_id(c);
+		r->point[r->n++] = strdup(mw_change_get_mount_point(c));
 		r->added++;
 		break;
 	case MW_CHANGE_REMOVED:
-		assert_se(i >= 0 && !mw_watcher_get_mount(w, c->unique_id));
+		assert_se(i >= 0 && !mw_watcher_get_mount(w, mw_change_get_unique_id(c)));
 		free(r->point[i]);
 		r->id[i] = r->id[--r->n];
 		r->point[i] = r->point[r->n];
@@ -71,12 +71,12 @@ static void on_change(mw_watcher *w, const struct mw_change *c, void *userdata)
 		break;
 	case MW_CHANGE_MOVED:
 	case MW_CHANGE_CHANGED:
-		assert_se(i >= 0 && c->fields && c->mount);
-		assert_se((c->type == MW_CHANGE_MOVED) ==
-		      !!(c->fields & ((1U << MW_FIELD_MOUNT_POINT) | (1U << MW_FIELD_PARENT_UNIQUE_ID))));
+		assert_se(i >= 0 && mw_change_get_fields(c) && mw_change_get_mount(c));
+		assert_se((mw_change_get_type(c) == MW_CHANGE_MOVED) ==
+		      !!(mw_change_get_fields(c) & ((1U << MW_FIELD_MOUNT_POINT) | (1U << MW_FIELD_PARENT_UNIQUE_ID))));
 		free(r->point[i]);
-		r->point[i] = strdup(c->mount_point);
-		*(c->type == MW_CHANGE_MOVED ? &r->moved : &r->changed) += 1;
+		r->point[i] = strdup(mw_change_get_mount_point(c));
+		*(mw_change_get_type(c) == MW_CHANGE_MOVED ? &r->moved : &r->changed) += 1;
 		break;
 	case MW_CHANGE_LOST:
 		r->lost++;
@@ -131,27 +131,27 @@ static void compare(mw_watcher *w, Replay *r, const char *what)
 
 	assert_se(tb && it && mnt_table_parse_file(tb, "/proc/self/mountinfo") == 0);
 	while (mnt_table_next_fs(tb, it, &fs) == 0) {
-		const struct mw_mount *m = NULL, *x;
+		const mw_mount *m = NULL, *x;
 		size_t i = 0;
 
 		if (!below(mnt_fs_get_target(fs)))
 			continue;
 		n++;
 		while (mw_watcher_iterate(w, &i, &x))
-			if (x->mnt_id == (uint32_t)mnt_fs_get_id(fs))
+			if (mw_mount_get_mount_id(x) == (uint32_t)mnt_fs_get_id(fs))
 				m = x;
-		if (!m || strcmp(m->mount_point, mnt_fs_get_target(fs)) != 0) {
+		if (!m || strcmp(mw_mount_get_mount_point(m), mnt_fs_get_target(fs)) != 0) {
 			fprintf(stderr, "after %s: %s (mount %d) is %s in the watcher\n", what,
-				mnt_fs_get_target(fs), mnt_fs_get_id(fs), m ? m->mount_point : "missing");
+				mnt_fs_get_target(fs), mnt_fs_get_id(fs), m ? mw_mount_get_mount_point(m) : "missing");
 			assert_se(0);
 		}
-		assert_se(strcmp(m->fstype, mnt_fs_get_fstype(fs)) == 0);
-		assert_se(strcmp(m->source, mnt_fs_get_source(fs) ?: "none") == 0);
-		assert_se(!!(m->attributes & MOUNT_ATTR_RDONLY) == is_ro(mnt_fs_get_vfs_options(fs)));
+		assert_se(strcmp(mw_mount_get_fstype(m), mnt_fs_get_fstype(fs)) == 0);
+		assert_se(strcmp(mw_mount_get_source(m), mnt_fs_get_source(fs) ?: "none") == 0);
+		assert_se(!!(mw_mount_get_attributes(m) & MOUNT_ATTR_RDONLY) == is_ro(mnt_fs_get_vfs_options(fs)));
 		if (strcmp(mnt_fs_get_target(fs), base) != 0)
-			assert_se(m->parent_id == (uint32_t)mnt_fs_get_parent_id(fs));
-		int k = replay_find(r, m->unique_id);
-		assert_se(k >= 0 && strcmp(r->point[k], m->mount_point) == 0);
+			assert_se(mw_mount_get_parent_id(m) == (uint32_t)mnt_fs_get_parent_id(fs));
+		int k = replay_find(r, mw_mount_get_unique_id(m));
+		assert_se(k >= 0 && strcmp(r->point[k], mw_mount_get_mount_point(m)) == 0);
 	}
 	if (mw_watcher_count(w) != n)
 		fprintf(stderr, "after %s: the watcher has %zu mounts, mountinfo %u\n", what,
@@ -162,24 +162,24 @@ static void compare(mw_watcher *w, Replay *r, const char *what)
 }
 
 /* A random directory of ours that is a mount point, or base. */
-static const struct mw_mount *random_mount(mw_watcher *w, bool allow_base)
+static const mw_mount *random_mount(mw_watcher *w, bool allow_base)
 {
 	size_t n = mw_watcher_count(w), i = 0, pick = (size_t)rand() % n;
-	const struct mw_mount *m = NULL;
+	const mw_mount *m = NULL;
 
 	for (size_t k = 0; k <= pick && mw_watcher_iterate(w, &i, &m); k++)
 		;
-	if (!allow_base && strcmp(m->mount_point, base) == 0)
+	if (!allow_base && strcmp(mw_mount_get_mount_point(m), base) == 0)
 		return NULL;
 	return m;
 }
 
 static void random_op(mw_watcher *w, unsigned serial)
 {
-	const struct mw_mount *a = random_mount(w, true), *b = random_mount(w, false);
+	const mw_mount *a = random_mount(w, true), *b = random_mount(w, false);
 	char dir[256], target[512];
 
-	snprintf(dir, sizeof(dir), "%s/d%u", a->mount_point, serial);
+	snprintf(dir, sizeof(dir), "%s/d%u", mw_mount_get_mount_point(a), serial);
 	switch (rand() % 6) {
 	case 0:
 	case 1:
@@ -188,22 +188,22 @@ static void random_op(mw_watcher *w, unsigned serial)
 		break;
 	case 2:
 		if (b)
-			(void)umount2(b->mount_point, MNT_DETACH);
+			(void)umount2(mw_mount_get_mount_point(b), MNT_DETACH);
 		break;
 	case 3:
 		if (b && mkdir(dir, 0755) == 0)
-			(void)mount(b->mount_point, dir, NULL, MS_BIND, NULL);
+			(void)mount(mw_mount_get_mount_point(b), dir, NULL, MS_BIND, NULL);
 		break;
 	case 4:
 		/* Moves need a private parent; not into the mount's own subtree. */
-		if (b && !in_subtree(dir, b->mount_point) && mkdir(dir, 0755) == 0) {
-			snprintf(target, sizeof(target), "%s", b->mount_point);
+		if (b && !in_subtree(dir, mw_mount_get_mount_point(b)) && mkdir(dir, 0755) == 0) {
+			snprintf(target, sizeof(target), "%s", mw_mount_get_mount_point(b));
 			(void)mount(target, dir, NULL, MS_MOVE, NULL);
 		}
 		break;
 	case 5:
 		if (b)
-			(void)mount(NULL, b->mount_point, NULL,
+			(void)mount(NULL, mw_mount_get_mount_point(b), NULL,
 				    MS_REMOUNT | MS_BIND | (rand() % 2 ? MS_RDONLY : 0), NULL);
 		break;
 	}
@@ -214,7 +214,7 @@ static int run(const char *backend, unsigned n_ops)
 	Replay r = {};
 	mw_watcher *w;
 	struct mw_resync_stats s;
-	const struct mw_mount *m;
+	const mw_mount *m;
 	size_t i = 0;
 	int k;
 
@@ -223,23 +223,23 @@ static int run(const char *backend, unsigned n_ops)
 		return k;
 	assert_se(k == 0);
 	while (mw_watcher_iterate(w, &i, &m)) { /* the snapshot is the replay's start */
-		r.id[r.n] = m->unique_id;
-		r.point[r.n++] = strdup(m->mount_point);
+		r.id[r.n] = mw_mount_get_unique_id(m);
+		r.point[r.n++] = strdup(mw_mount_get_mount_point(m));
 	}
 	mw_watcher_set_change_fn(w, on_change, &r);
 	compare(w, &r, "the snapshot");
 	{
 		/* Where the kernel has unique mount IDs (6.8), every backend gives them. */
 		struct statx stx;
-		const struct mw_mount *top = mw_watcher_get_mount_by_path(w, base);
+		const mw_mount *top = mw_watcher_get_mount_by_path(w, base);
 
 		assert_se(top);
 		if (statx(AT_FDCWD, base, 0, STATX_MNT_ID_UNIQUE, &stx) == 0 &&
 		    (stx.stx_mask & STATX_MNT_ID_UNIQUE)) {
-			if (top->unique_id != stx.stx_mnt_id)
+			if (mw_mount_get_unique_id(top) != stx.stx_mnt_id)
 				fprintf(stderr, "%s: unique ID %" PRIu64 ", statx says %" PRIu64 "\n", backend,
-					top->unique_id, (uint64_t)stx.stx_mnt_id);
-			assert_se(top->unique_id == stx.stx_mnt_id);
+					mw_mount_get_unique_id(top), (uint64_t)stx.stx_mnt_id);
+			assert_se(mw_mount_get_unique_id(top) == stx.stx_mnt_id);
 		}
 	}
 	for (unsigned op = 0; op < n_ops; op++) {

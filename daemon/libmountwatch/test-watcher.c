@@ -21,14 +21,14 @@ typedef struct Recorder {
 	bool generation_monotonic;
 } Recorder;
 
-static void record(mw_watcher *m, const struct mw_change *c, void *userdata)
+static void record(mw_watcher *m, const mw_change *c, void *userdata)
 {
 	Recorder *r = userdata;
 
 	switch (c->type) {
 	case MW_CHANGE_ADDED:
 		r->added++;
-		assert_se(c->mount && c->mount->unique_id == c->unique_id);
+		assert_se(c->mount && c->mount->info.unique_id == c->unique_id);
 		break;
 	case MW_CHANGE_REMOVED:
 		r->removed++;
@@ -71,6 +71,18 @@ static void run(TestFn test, unsigned queue_size)
 	mw_watcher_set_change_fn(m, record, &rec);
 	test(k, m, &rec);
 	mw_watcher_free(m);
+	fake_kernel_free(k);
+}
+
+/* As run(), for a test that frees the watcher itself. */
+static void run_freed_by_test(TestFn test, unsigned queue_size)
+{
+	FakeKernel *k = fake_kernel_new(queue_size);
+	Recorder rec = { .generation_monotonic = true };
+	mw_watcher *m;
+
+	assert_se(watcher_new_with_backend(&m, fake_kernel_backend(k), "/") == 0);
+	test(k, m, &rec);
 	fake_kernel_free(k);
 }
 
@@ -1012,6 +1024,69 @@ static void test_robustness(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	printf("ok - stale, duplicate and unknown records are harmless\n");
 }
 
+/* What the callback may do (mw_change_fn): getters yes, process/resync/reopen -EBUSY, free deferred. */
+typedef struct CallbackRules {
+	unsigned calls;
+	bool free_it;
+	mw_mount *kept;
+} CallbackRules;
+
+static void callback_rules(mw_watcher *m, const mw_change *c, void *userdata)
+{
+	CallbackRules *cr = userdata;
+	struct mw_resync_stats rs;
+
+	cr->calls++;
+	assert_se(mw_watcher_process(m) == -EBUSY);
+	assert_se(mw_watcher_resync(m, &rs) == -EBUSY);
+	assert_se(mw_watcher_reopen(m, "/", "mountinfo", 0) == -EBUSY);
+	if (mw_change_get_type(c) == MW_CHANGE_ADDED) {
+		const mw_mount *mm = mw_change_get_mount(c);
+
+		assert_se(mm && mw_mount_get_unique_id(mm) == mw_change_get_unique_id(c));
+		assert_se(streq_ptr(mw_mount_get_mount_point(mm), mw_change_get_mount_point(c)));
+		assert_se(mw_watcher_get_mount(m, mw_change_get_unique_id(c)) == mm);
+		if (!cr->kept)
+			cr->kept = mw_mount_ref((mw_mount *)mm);
+	}
+	if (cr->free_it)
+		assert_se(mw_watcher_free(m) == NULL); /* deferred: m stays usable until we return */
+}
+
+static void test_callback_rules(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	CallbackRules cr = {};
+	uint64_t a, b;
+
+	snapshot(m, rec);
+	mw_watcher_set_change_fn(m, callback_rules, &cr);
+	a = fake_mount(k, fake_root(k), "a", "tmpfs");
+	drain_fake(m);
+	assert_se(cr.calls == 1 && cr.kept && mw_mount_get_unique_id(cr.kept) == a);
+	assert_se(streq_ptr(mw_mount_get_mount_point(cr.kept), "/a"));
+	assert_se(streq_ptr(mw_mount_get_fstype(cr.kept), "tmpfs"));
+	assert_se(streq_ptr(mw_mount_get_user_options(cr.kept), ""));
+	/* Removed from the table: the reference keeps the last values. */
+	fake_umount(k, a);
+	drain_fake(m);
+	assert_se(!mw_watcher_get_mount(m, a));
+	assert_se(streq_ptr(mw_mount_get_mount_point(cr.kept), "/a"));
+	assert_se(mw_mount_unref(cr.kept) == NULL);
+	assert_se(mw_mount_unref(NULL) == NULL && mw_mount_ref(NULL) == NULL);
+	printf("ok - callback rules: getters, -EBUSY, references\n");
+
+	/* Freed from the callback: the next two changes are not announced, process says -ECANCELED. */
+	cr = (CallbackRules){ .free_it = true };
+	b = fake_mount(k, fake_root(k), "b", "tmpfs");
+	(void)fake_mount(k, b, "c", "tmpfs");
+	assert_se(mw_watcher_process(m) == -ECANCELED);
+	assert_se(cr.calls == 1);
+	/* A reference taken before the deferred free outlives the watcher. */
+	assert_se(cr.kept && streq_ptr(mw_mount_get_mount_point(cr.kept), "/b"));
+	mw_mount_unref(cr.kept);
+	printf("ok - mw_watcher_free() from the callback is deferred\n");
+}
+
 int main(void)
 {
 	srand(42);
@@ -1039,6 +1114,7 @@ int main(void)
 	run(test_loss_drops_queue, 8);
 	run(test_verify_after_resync, 8);
 	run(test_resync_retry, 4);
+	run_freed_by_test(test_callback_rules, 64);
 	printf("%u checks passed\n", check_count);
 	return 0;
 }

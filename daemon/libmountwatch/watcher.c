@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "log.h"
 #include "util.h"
 #include "watcher.h"
 
@@ -60,10 +61,8 @@ int watcher_snapshot(mw_watcher *w)
 	return r;
 }
 
-_public_ mw_watcher *mw_watcher_free(mw_watcher *w)
+static void watcher_free_now(mw_watcher *w)
 {
-	if (!w)
-		return NULL;
 	if (w->backend)
 		w->backend->ops->close(w->backend);
 	table_free(w->table);
@@ -72,27 +71,42 @@ _public_ mw_watcher *mw_watcher_free(mw_watcher *w)
 	free(w->path);
 	free(w->backend_reason);
 	free(w);
+}
+
+_public_ mw_watcher *mw_watcher_free(mw_watcher *w)
+{
+	if (!w)
+		return NULL;
+	if (w->in_callback) {
+		/* The call that runs the callback still uses w: it frees it on its way out. */
+		w->free_pending = true;
+		return NULL;
+	}
+	watcher_free_now(w);
 	return NULL;
 }
 
-static const char *errno_name(int e)
+/*
+ * The way out of a public call that may have run the change callback: if
+ * the callback freed the watcher, it is freed now and the call says so.
+ */
+static int watcher_leave(mw_watcher *w, int r)
 {
-	static char buf[32];
+	if (!w->free_pending || w->in_callback)
+		return r;
+	watcher_free_now(w);
+	return -ECANCELED;
+}
 
-	switch (e) {
-	case ENOSYS:
-		return "ENOSYS";
-	case EINVAL:
-		return "EINVAL";
-	case EPERM:
-		return "EPERM";
-	case EACCES:
-		return "EACCES";
-	case ENOENT:
-		return "ENOENT";
-	}
-	snprintf(buf, sizeof(buf), "errno %d", e);
-	return buf;
+/* "(ENOSYS)", or "(errno 1234)" for a number glibc has no name for: into f. */
+static void write_errno_name(FILE *f, int e)
+{
+	const char *n = strerrorname_np(e);
+
+	if (n)
+		fprintf(f, "(%s)", n);
+	else
+		fprintf(f, "(errno %d)", e);
 }
 
 /*
@@ -136,8 +150,11 @@ static int open_backend(const char *name, const char *path, unsigned queue_size,
 		}
 		if (r == -EOPNOTSUPP)
 			fprintf(f, "%s: not supported by this kernel: %s\n", ops->name, why ?: "EOPNOTSUPP");
-		else
-			fprintf(f, "%s: failed: %s (%s)\n", ops->name, strerror(-r), errno_name(-r));
+		else {
+			fprintf(f, "%s: failed: %s ", ops->name, strerror(-r));
+			write_errno_name(f, -r);
+			fputc('\n', f);
+		}
 	}
 	if (fclose(f) != 0) {
 		if (r >= 0 && !probe)
@@ -191,6 +208,8 @@ _public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *back
 	Backend *b = NULL;
 	int r;
 
+	if (w->in_callback)
+		return -EBUSY;
 	if (!path || path[0] != '/')
 		return -EINVAL;
 	r = path_normalize(path, &p);
@@ -218,7 +237,7 @@ _public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *back
 	 * and mw_watcher_get_resync_error() says so meanwhile.
 	 */
 	(void)watcher_resync(w, NULL, true);
-	return 0;
+	return watcher_leave(w, 0);
 }
 
 _public_ const char *mw_watcher_get_backend(const mw_watcher *w)
@@ -305,7 +324,7 @@ static int drop_after_loss(mw_watcher *w, const MountEvent *events, int n, size_
 			return 0;
 		n = w->backend->ops->read_events(w->backend, more, ELEMENTSOF(more));
 		if (n < 0)
-			return log_debug_errno(n, "Failed to read mount notifications: %m");
+			return lib_debug_errno(n, "Failed to read mount notifications: %m");
 		if (n == 0)
 			return 0;
 		events = more;
@@ -320,7 +339,7 @@ int watcher_read_apply(mw_watcher *w, bool *lost)
 	*lost = false;
 	n = w->backend->ops->read_events(w->backend, events, ELEMENTSOF(events));
 	if (n < 0)
-		return log_debug_errno(n, "Failed to read mount notifications: %m");
+		return lib_debug_errno(n, "Failed to read mount notifications: %m");
 	for (int i = 0; i < n; i++) {
 		r = watcher_apply_event(w, &events[i]);
 		if (r == -ENOLINK || r == -ENOMEM)
@@ -336,7 +355,7 @@ int watcher_read_apply(mw_watcher *w, bool *lost)
 	return n;
 }
 
-_public_ int mw_watcher_process(mw_watcher *w)
+static int watcher_process(mw_watcher *w)
 {
 	bool got = false, lost = false, more = false;
 	size_t total = 0;
@@ -387,9 +406,18 @@ _public_ int mw_watcher_process(mw_watcher *w)
 	return (int)w->announced;
 }
 
+_public_ int mw_watcher_process(mw_watcher *w)
+{
+	if (w->in_callback)
+		return -EBUSY;
+	return watcher_leave(w, watcher_process(w));
+}
+
 _public_ int mw_watcher_resync(mw_watcher *w, struct mw_resync_stats *ret)
 {
-	return watcher_resync(w, ret, true);
+	if (w->in_callback)
+		return -EBUSY;
+	return watcher_leave(w, watcher_resync(w, ret, true));
 }
 
 _public_ size_t mw_watcher_count(const mw_watcher *w)
@@ -397,94 +425,56 @@ _public_ size_t mw_watcher_count(const mw_watcher *w)
 	return table_size(w->table);
 }
 
-_public_ const struct mw_mount *mw_watcher_get_mount(const mw_watcher *w, uint64_t unique_id)
+_public_ const mw_mount *mw_watcher_get_mount(const mw_watcher *w, uint64_t unique_id)
 {
-	Mount *e = table_get(w->table, unique_id);
-
-	return e ? &e->info : NULL;
+	return table_get(w->table, unique_id);
 }
 
-_public_ const struct mw_mount *mw_watcher_get_mount_by_path(const mw_watcher *w, const char *mount_point)
+_public_ const mw_mount *mw_watcher_get_mount_by_path(const mw_watcher *w, const char *mount_point)
 {
 	_cleanup_free_ char *p = NULL;
-	Mount *e;
 
 	if (!mount_point || path_normalize(mount_point, &p) < 0)
 		return NULL;
-	e = table_topmost_at(w->table, p);
-	return e ? &e->info : NULL;
+	return table_topmost_at(w->table, p);
 }
 
-_public_ int mw_watcher_iterate(const mw_watcher *w, size_t *i, const struct mw_mount **ret)
+_public_ int mw_watcher_iterate(const mw_watcher *w, size_t *i, const mw_mount **ret)
 {
 	Mount *e;
 
 	if (!table_iterate(w->table, i, &e))
 		return 0;
-	*ret = &e->info;
+	*ret = e;
 	return 1;
 }
 
-static int compare_point(const void *a, const void *b)
+_public_ uint64_t mw_watcher_get_generation(const mw_watcher *w)
 {
-	const struct mw_mount *x = a, *y = b;
-	int c = strcmp(x->mount_point ?: "", y->mount_point ?: "");
-
-	return c ?: (x->unique_id < y->unique_id ? -1 : x->unique_id > y->unique_id);
+	return w->generation;
 }
 
-_public_ int mw_watcher_snapshot(const mw_watcher *w, struct mw_mount **ret, size_t *ret_n)
+_public_ uint64_t mw_watcher_get_events(const mw_watcher *w)
 {
-	size_t n = table_size(w->table), i = 0, k = 0;
-	struct mw_mount *out;
-	Mount *e;
-
-	out = calloc(n + 1, sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	while (table_iterate(w->table, &i, &e) && k < n) {
-		if (mount_info_copy(&out[k], &e->info) < 0) {
-			mw_mounts_free(out, k);
-			return -ENOMEM;
-		}
-		k++;
-	}
-	qsort(out, k, sizeof(*out), compare_point);
-	*ret = out;
-	*ret_n = k;
-	return 0;
+	return w->events;
 }
 
-_public_ struct mw_mount *mw_mounts_free(struct mw_mount *mounts, size_t n)
+_public_ uint64_t mw_watcher_get_overruns(const mw_watcher *w)
 {
-	for (size_t i = 0; mounts && i < n; i++)
-		mount_info_done(&mounts[i]);
-	free(mounts);
-	return NULL;
+	return w->overruns;
 }
 
-_public_ void mw_watcher_get_stats(const mw_watcher *w, struct mw_stats *ret)
+_public_ uint64_t mw_watcher_get_resyncs(const mw_watcher *w)
 {
-	*ret = (struct mw_stats){
-		.generation = w->generation,
-		.events = w->events,
-		.overruns = w->overruns,
-		.resyncs = w->resyncs,
-		.last_resync = w->last_resync,
-	};
+	return w->resyncs;
 }
 
-_public_ const char *mw_field_name(unsigned field)
+_public_ const struct mw_resync_stats *mw_watcher_get_last_resync(const mw_watcher *w)
 {
-	return field < _MW_FIELD_MAX ? mount_properties[field].name : NULL;
+	return &w->last_resync;
 }
 
-_public_ const char *mw_propagation_name(uint32_t propagation)
+_public_ bool mw_backend_name_is_valid(const char *name)
 {
-	return propagation_to_string(propagation);
-}
-
-_public_ int mw_mount_options(const struct mw_mount *m, char *buf, size_t size)
-{
-	return mount_info_options(m, buf, size);
+	return name && (streq_ptr(name, "auto") || backend_find(name));
 }

@@ -17,6 +17,16 @@
 #include "counters.h"
 #include "table.h"
 
+/* One change as the callback sees it (mw_change_get_*()). */
+struct mw_change {
+	enum mw_change_type type;
+	uint64_t unique_id;
+	const Mount *mount;
+	const char *mount_point;
+	uint32_t fields;
+	const struct mw_resync_stats *resync;
+};
+
 struct mw_watcher {
 	Backend *backend;
 	char *path;
@@ -57,6 +67,13 @@ struct mw_watcher {
 
 	mw_change_fn change_fn;
 	void *userdata;
+	/*
+	 * Inside the change callback: the calls that would change the table
+	 * return -EBUSY, and mw_watcher_free() only sets free_pending; the
+	 * public call that ran the callback frees w on its way out.
+	 */
+	unsigned in_callback;
+	bool free_pending;
 };
 
 /* A watcher on an open backend (taking it over); no snapshot yet. For tests and mw_watcher_new(). */

@@ -100,7 +100,7 @@ void ctl_mounts_sort(CtlMount *m, size_t n)
 int ctl_column_from_string(const char *name)
 {
 	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
-		if (strcasecmp(name, mount_properties[i].name) == 0)
+		if (strcasecmp(name, mount_property_name(i)) == 0)
 			return (int)i;
 	return -EINVAL;
 }
@@ -166,13 +166,14 @@ static struct libscols_table *new_table(FILE *f, const char *name, const int *co
 	scols_table_enable_json(t, !!(flags & CTL_OUTPUT_JSON));
 	for (size_t i = 0; i < n_cols; i++) {
 		const MountProperty *p = &mount_properties[cols[i]];
+		const char *pname = mount_property_name(cols[i]);
 		char header[64];
 		int fl = 0, json = SCOLS_JSON_STRING;
 		struct libscols_column *c;
 		size_t k;
 
-		for (k = 0; p->name[k] && k < sizeof(header) - 1; k++)
-			header[k] = (char)(p->name[k] >= 'a' && p->name[k] <= 'z' ? p->name[k] - 32 : p->name[k]);
+		for (k = 0; pname[k] && k < sizeof(header) - 1; k++)
+			header[k] = (char)(pname[k] >= 'a' && pname[k] <= 'z' ? pname[k] - 32 : pname[k]);
 		header[k] = 0;
 		if (p->signature[0] == 'b')
 			json = SCOLS_JSON_BOOLEAN;
@@ -358,7 +359,7 @@ int ctl_print_show(FILE *f, const CtlMount *m, const int *props, size_t n_props,
 		if (values_only)
 			fprintf(f, "%s\n", s);
 		else
-			fprintf(f, "%s=%s\n", mount_properties[props[i]].name, s);
+			fprintf(f, "%s=%s\n", mount_property_name(props[i]), s);
 	}
 	return 0;
 }
@@ -411,7 +412,7 @@ void ctl_print_mount_json(FILE *f, const CtlMount *m, const int *cols, size_t n_
 	fputc('{', f);
 	for (size_t i = 0; i < n_cols; i++) {
 		fputs(i ? ", \"" : "\"", f);
-		for (const char *p = mount_properties[cols[i]].name; *p; p++)
+		for (const char *p = mount_property_name(cols[i]); *p; p++)
 			fputc(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p, f);
 		fputs("\": ", f);
 		json_value(f, m, cols[i]);
@@ -436,7 +437,7 @@ char *ctl_change_text(const CtlMount *old, const CtlMount *new, uint32_t mask, b
 		if (!(mask & (1U << i)))
 			continue;
 		if (json) {
-			fprintf(f, "%s\"%s\": [", first ? "" : ", ", mount_properties[i].name);
+			fprintf(f, "%s\"%s\": [", first ? "" : ", ", mount_property_name(i));
 			json_value(f, old, i);
 			fputs(", ", f);
 			json_value(f, new, i);
@@ -444,7 +445,7 @@ char *ctl_change_text(const CtlMount *old, const CtlMount *new, uint32_t mask, b
 		} else {
 			a = ctl_value_string(old, i);
 			b = ctl_value_string(new, i);
-			fprintf(f, "%s%s: %s -> %s", first ? "" : ", ", mount_properties[i].name, a ?: "",
+			fprintf(f, "%s%s: %s -> %s", first ? "" : ", ", mount_property_name(i), a ?: "",
 				b ?: "");
 		}
 		first = false;

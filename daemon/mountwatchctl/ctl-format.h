@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mount-info.h"
+#include "mount-properties.h"
 
 /* One property's value, typed by mount_properties[].signature. */
 typedef union CtlValue {

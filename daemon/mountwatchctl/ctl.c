@@ -14,7 +14,7 @@
 
 #include "bus-api.h"
 #include "ctl-format.h"
-#include "mount-info.h"
+#include "mount-properties.h"
 #include "util.h"
 
 /*
@@ -79,7 +79,7 @@ static void help(void)
 	       "\n"
 	       "Columns:");
 	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
-		printf("%s%s", i % 6 ? " " : "\n  ", mount_properties[i].name);
+		printf("%s%s", i % 6 ? " " : "\n  ", mount_property_name(i));
 	printf("\n\n"
 	       "Exit status: 0 success, 1 failure, 2 usage error, 3 no such mount,\n"
 	       "4 timed out, 5 mountwatchd not running or unreachable, 6 permission denied.\n"

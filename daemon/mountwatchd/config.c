@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <strings.h>
 
-#include "backend.h"
+#include "mountwatch/mountwatch.h"
+
 #include "config.h"
 #include "util.h"
 
@@ -65,7 +66,7 @@ int config_set_queue_size(Config *c, const char *value, const char **why)
 
 int config_set_backend(Config *c, const char *value, const char **why)
 {
-	if (!streq_ptr(value, "auto") && !backend_find(value)) {
+	if (!mw_backend_name_is_valid(value)) {
 		*why = "unknown backend (known: auto, watch_queue, fanotify, mountinfo)";
 		return -EINVAL;
 	}

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 
 #include "manager-bus.h"
-#include "mount-info.h"
+#include "mount-properties.h"
 #include "util.h"
 
 void mount_object_path(uint64_t unique_id, char buf[static 64])
@@ -70,14 +70,12 @@ static int property_counter(sd_bus *bus, const char *path, const char *interface
 			    sd_bus_error *error)
 {
 	Manager *m = userdata;
-	struct mw_stats s;
 
-	mw_watcher_get_stats(m->watcher, &s);
 	if (streq_ptr(property, "Generation"))
-		return sd_bus_message_append(reply, "t", s.generation);
+		return sd_bus_message_append(reply, "t", mw_watcher_get_generation(m->watcher));
 	if (streq_ptr(property, "Overruns"))
-		return sd_bus_message_append(reply, "t", s.overruns);
-	return sd_bus_message_append(reply, "t", s.resyncs);
+		return sd_bus_message_append(reply, "t", mw_watcher_get_overruns(m->watcher));
+	return sd_bus_message_append(reply, "t", mw_watcher_get_resyncs(m->watcher));
 }
 
 static int property_resync_pending(sd_bus *bus, const char *path, const char *interface,
@@ -96,21 +94,22 @@ static int property_resync_pending(sd_bus *bus, const char *path, const char *in
  * the numbers and Options; the other strings are added as they are.
  * Measured on the fake kernel with short strings: 740 and 100 bytes.
  */
-static size_t mount_reply_size(const MountInfo *e, bool all_properties)
+static size_t mount_reply_size(const mw_mount *e, bool all_properties)
 {
-	size_t n = (e->mount_point ? strlen(e->mount_point) : 0) + (e->fstype ? strlen(e->fstype) : 0) +
-		   (e->source ? strlen(e->source) : 0);
+	size_t n = strlen(mw_mount_get_mount_point(e)) + strlen(mw_mount_get_fstype(e)) +
+		   strlen(mw_mount_get_source(e));
 
 	if (!all_properties)
 		return 128 + n;
-	return 1024 + n + (e->root ? strlen(e->root) : 0) + (e->super_options ? strlen(e->super_options) : 0);
+	return 1024 + n + strlen(mw_mount_get_root(e)) + strlen(mw_mount_get_super_options(e)) +
+	       strlen(mw_mount_get_user_options(e));
 }
 
 /* Refuses a reply with the whole table that could pass the bus's message limit. Returns 0 or -errno. */
 static int check_reply_size(Manager *m, bool all_properties, const char *method, sd_bus_error *error)
 {
 	size_t size = 0, i = 0;
-	const MountInfo *e;
+	const mw_mount *e;
 
 	while (mw_watcher_iterate(m->watcher, &i, &e))
 		size += mount_reply_size(e, all_properties);
@@ -150,7 +149,7 @@ static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_er
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	Manager *m = userdata;
-	const MountInfo *e;
+	const mw_mount *e;
 	size_t i = 0;
 	int r;
 
@@ -169,9 +168,10 @@ static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_er
 	while (mw_watcher_iterate(m->watcher, &i, &e)) {
 		char path[64];
 
-		mount_object_path(e->unique_id, path);
-		r = sd_bus_message_append(reply, "(totsss)", e->unique_id, path, e->parent_unique_id,
-					  e->mount_point ?: "", e->fstype ?: "", e->source ?: "");
+		mount_object_path(mw_mount_get_unique_id(e), path);
+		r = sd_bus_message_append(reply, "(totsss)", mw_mount_get_unique_id(e), path,
+					  mw_mount_get_parent_unique_id(e), mw_mount_get_mount_point(e),
+					  mw_mount_get_fstype(e), mw_mount_get_source(e));
 		if (r < 0)
 			return r;
 	}
@@ -190,24 +190,24 @@ static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_er
  */
 static int write_mount_table(Manager *m, FILE *f)
 {
-	const MountInfo *e;
+	const mw_mount *e;
 	size_t i = 0;
 	int r = 0;
 
 	fputs(MW_TABLE_OBJECT_PATH, f);
 	for (unsigned p = 0; p < _MW_FIELD_MAX; p++)
-		fprintf(f, "\t%s", mount_properties[p].name);
+		fprintf(f, "\t%s", mount_property_name(p));
 	putc('\n', f);
 	while (r >= 0 && mw_watcher_iterate(m->watcher, &i, &e)) {
 		char path[64];
 
-		mount_object_path(e->unique_id, path);
+		mount_object_path(mw_mount_get_unique_id(e), path);
 		r = text_field_write(f, path);
 		for (unsigned p = 0; r >= 0 && p < _MW_FIELD_MAX; p++) {
 			MountValue v;
 			char buf[128];
 
-			r = mount_info_value(e, p, buf, &v);
+			r = mount_property_value(e, p, buf, &v);
 			if (r < 0)
 				break;
 			putc('\t', f);
@@ -328,7 +328,7 @@ static int method_get_mount_by_path(sd_bus_message *message, void *userdata, sd_
 {
 	_cleanup_free_ char *point = NULL;
 	Manager *m = userdata;
-	const MountInfo *e;
+	const mw_mount *e;
 	char path[64];
 	int r;
 
@@ -338,7 +338,7 @@ static int method_get_mount_by_path(sd_bus_message *message, void *userdata, sd_
 	e = mw_watcher_get_mount_by_path(m->watcher, point);
 	if (!e)
 		return sd_bus_error_setf(error, MW_ERROR_NO_SUCH_MOUNT, "Nothing is mounted at %s.", point);
-	mount_object_path(e->unique_id, path);
+	mount_object_path(mw_mount_get_unique_id(e), path);
 	return sd_bus_reply_method_return(message, "o", path);
 }
 
@@ -499,17 +499,17 @@ static const sd_bus_vtable manager_vtable[] = {
 
 /*
  * One getter for every Mount property: the vtable is built from the
- * property table (mount-info.h), the values come from mount_info_value(),
+ * property table (mount-info.h), the values come from mount_property_value(),
  * so the names and the mapping live in one place.
  */
 /* Appends Mount property p of i, by its signature in the property table. */
-static int append_mount_value(sd_bus_message *msg, const MountInfo *i, unsigned p)
+static int append_mount_value(sd_bus_message *msg, const mw_mount *i, unsigned p)
 {
 	MountValue v;
 	char buf[128];
 	int r;
 
-	r = mount_info_value(i, p, buf, &v);
+	r = mount_property_value(i, p, buf, &v);
 	if (r < 0)
 		return r;
 	switch (mount_properties[p].signature[0]) {
@@ -531,7 +531,7 @@ static int property_mount(sd_bus *bus, const char *path, const char *interface,
 	unsigned p;
 
 	for (p = 0; p < _MW_FIELD_MAX; p++)
-		if (streq_ptr(mount_properties[p].name, property))
+		if (streq_ptr(mount_property_name(p), property))
 			break;
 	if (p == _MW_FIELD_MAX)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s.", property);
@@ -555,8 +555,8 @@ static const sd_bus_vtable *mount_vtable_get(void)
 	for (unsigned p = 0; p < _MW_FIELD_MAX; p++) {
 		const MountProperty *mp = &mount_properties[p];
 
-		mount_vtable[n++] = (sd_bus_vtable)SD_BUS_PROPERTY(mp->name, mp->signature, property_mount,
-								   0, flags[mp->kind]);
+		mount_vtable[n++] = (sd_bus_vtable)SD_BUS_PROPERTY(mount_property_name(p), mp->signature,
+								   property_mount, 0, flags[mp->kind]);
 	}
 	mount_vtable[n] = (sd_bus_vtable)SD_BUS_VTABLE_END;
 	return mount_vtable;
@@ -566,7 +566,7 @@ static int find_mount(sd_bus *bus, const char *path, const char *interface, void
 		      void **found, sd_bus_error *error)
 {
 	Manager *m = userdata;
-	const MountInfo *e;
+	const mw_mount *e;
 	uint64_t id;
 
 	if (parse_object_path(path, &id) < 0)
@@ -583,7 +583,7 @@ static int enumerate_mounts(sd_bus *bus, const char *path, void *userdata, char 
 {
 	Manager *m = userdata;
 	size_t n = mw_watcher_count(m->watcher), i = 0, k = 0;
-	const MountInfo *e;
+	const mw_mount *e;
 	char **l;
 
 	l = calloc(n + 1, sizeof(char *));
@@ -592,7 +592,7 @@ static int enumerate_mounts(sd_bus *bus, const char *path, void *userdata, char 
 	while (mw_watcher_iterate(m->watcher, &i, &e) && k < n) {
 		char p[64];
 
-		mount_object_path(e->unique_id, p);
+		mount_object_path(mw_mount_get_unique_id(e), p);
 		l[k] = strdup(p);
 		if (!l[k]) {
 			for (size_t j = 0; j < k; j++)
@@ -608,7 +608,7 @@ static int enumerate_mounts(sd_bus *bus, const char *path, void *userdata, char 
 
 /* ---- setup ---- */
 
-static void on_change(Manager *m, const struct mw_change *c, void *userdata);
+static void on_change(Manager *m, const mw_change *c, void *userdata);
 
 /*
  * The bus connection dropped (dbus-daemon restarted or killed, or it
@@ -721,7 +721,7 @@ static const char *const mount_object_interfaces[] = {
  * find the object again and call a getter per property, each looking up
  * its name.
  */
-static int emit_interfaces_added(Manager *m, const MountInfo *mount, const char *path)
+static int emit_interfaces_added(Manager *m, const mw_mount *mount, const char *path)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
 	int r;
@@ -743,7 +743,7 @@ static int emit_interfaces_added(Manager *m, const MountInfo *mount, const char 
 	for (unsigned p = 0; r >= 0 && p < _MW_FIELD_MAX; p++) {
 		r = sd_bus_message_open_container(s, 'e', "sv");
 		if (r >= 0)
-			r = sd_bus_message_append(s, "s", mount_properties[p].name);
+			r = sd_bus_message_append(s, "s", mount_property_name(p));
 		if (r >= 0)
 			r = sd_bus_message_open_container(s, 'v', mount_properties[p].signature);
 		if (r >= 0)
@@ -760,19 +760,20 @@ static int emit_interfaces_added(Manager *m, const MountInfo *mount, const char 
 	return r;
 }
 
-static void emit_mount_added(Manager *m, const MountInfo *mount)
+static void emit_mount_added(Manager *m, const mw_mount *mount)
 {
 	char path[64];
 	int r;
 
-	mount_object_path(mount->unique_id, path);
+	mount_object_path(mw_mount_get_unique_id(mount), path);
 	if (want_object_signals(m)) {
 		r = emit_interfaces_added(m, mount, path);
 		if (r < 0)
 			log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
 	}
 	if (want_manager_signals(m))
-		emit_mount_signal(m, "MountAdded", mount->unique_id, mount->mount_point);
+		emit_mount_signal(m, "MountAdded", mw_mount_get_unique_id(mount),
+				  mw_mount_get_mount_point(mount));
 }
 
 static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount_point)
@@ -807,7 +808,7 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 		emit_mount_signal(m, "MountRemoved", unique_id, mount_point);
 }
 
-static void emit_mount_changed(Manager *m, const MountInfo *mount, uint32_t prop_mask)
+static void emit_mount_changed(Manager *m, const mw_mount *mount, uint32_t prop_mask)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
 	const char *names[_MW_FIELD_MAX + 1];
@@ -820,12 +821,12 @@ static void emit_mount_changed(Manager *m, const MountInfo *mount, uint32_t prop
 	prop_mask &= mount_properties_announced();
 	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		if (prop_mask & (1U << i))
-			names[n++] = mount_properties[i].name;
+			names[n++] = mount_property_name(i);
 	names[n] = NULL;
 	if (n == 0)
 		return;
 
-	mount_object_path(mount->unique_id, path);
+	mount_object_path(mw_mount_get_unique_id(mount), path);
 	r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)names);
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);
@@ -834,7 +835,7 @@ static void emit_mount_changed(Manager *m, const MountInfo *mount, uint32_t prop
 
 	r = sd_bus_message_new_signal(m->bus, &s, MW_MANAGER_PATH, MW_MANAGER_IFACE, "MountChanged");
 	if (r >= 0)
-		r = sd_bus_message_append(s, "to", mount->unique_id, path);
+		r = sd_bus_message_append(s, "to", mw_mount_get_unique_id(mount), path);
 	if (r >= 0)
 		r = sd_bus_message_append_strv(s, (char **)names);
 	if (r >= 0)
@@ -866,28 +867,28 @@ static void emit_manager_changed(Manager *m)
 }
 
 /* The one way changes leave the manager: signals after the table is updated, and the waits. */
-static void on_change(Manager *m, const struct mw_change *c, void *userdata)
+static void on_change(Manager *m, const mw_change *c, void *userdata)
 {
 	if (!c) {
 		emit_manager_changed(m);
 		return;
 	}
-	switch (c->type) {
+	switch (mw_change_get_type(c)) {
 	case MW_CHANGE_ADDED:
-		emit_mount_added(m, c->mount);
-		wait_list_check(&m->waits, m->watcher, c->mount);
+		emit_mount_added(m, mw_change_get_mount(c));
+		wait_list_check(&m->waits, m->watcher, mw_change_get_mount(c));
 		break;
 	case MW_CHANGE_REMOVED:
-		emit_mount_removed(m, c->unique_id, c->mount_point);
+		emit_mount_removed(m, mw_change_get_unique_id(c), mw_change_get_mount_point(c));
 		break;
 	case MW_CHANGE_MOVED:
 	case MW_CHANGE_CHANGED:
-		emit_mount_changed(m, c->mount, c->fields);
-		if (c->fields & (1U << MW_FIELD_MOUNT_POINT))
-			wait_list_check(&m->waits, m->watcher, c->mount);
+		emit_mount_changed(m, mw_change_get_mount(c), mw_change_get_fields(c));
+		if (mw_change_get_fields(c) & (1U << MW_FIELD_MOUNT_POINT))
+			wait_list_check(&m->waits, m->watcher, mw_change_get_mount(c));
 		break;
 	case MW_CHANGE_RESYNCED:
-		emit_resynced(m, c->resync);
+		emit_resynced(m, mw_change_get_resync(c));
 		break;
 	case MW_CHANGE_SUPERBLOCK:
 	case MW_CHANGE_LOST:

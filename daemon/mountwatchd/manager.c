@@ -72,24 +72,20 @@ void manager_set_change_fn(Manager *m, ManagerChangeFn fn, void *userdata)
 
 uint64_t manager_generation(const Manager *m)
 {
-	struct mw_stats s = {};
-
-	if (m->watcher)
-		mw_watcher_get_stats(m->watcher, &s);
-	return s.generation;
+	return m->watcher ? mw_watcher_get_generation(m->watcher) : 0;
 }
 
 /* The watcher's changes, out through the one callback. */
-static void on_change(mw_watcher *w, const struct mw_change *c, void *userdata)
+static void on_change(mw_watcher *w, const mw_change *c, void *userdata)
 {
+	const struct mw_resync_stats *rs = mw_change_get_resync(c);
 	Manager *m = userdata;
 
-	if (c->type == MW_CHANGE_LOST)
+	if (mw_change_get_type(c) == MW_CHANGE_LOST)
 		log_notice("Notification queue overran, resynchronising.");
-	if (c->type == MW_CHANGE_RESYNCED)
+	if (rs)
 		log_info("Resynchronised with the kernel: %u added, %u removed, %u changed, %u of %zu mounts re-queried.",
-			 c->resync->added, c->resync->removed, c->resync->changed, c->resync->requeried,
-			 mw_watcher_count(w));
+			 rs->added, rs->removed, rs->changed, rs->requeried, mw_watcher_count(w));
 	if (m->change_fn)
 		m->change_fn(m, c, m->change_userdata);
 }

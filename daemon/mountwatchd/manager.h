@@ -27,7 +27,7 @@ typedef struct Manager Manager;
  * Called after each change is applied; c == NULL: the manager's own
  * properties (Backend, WatchedPath, ResyncPending) changed.
  */
-typedef void (*ManagerChangeFn)(Manager *m, const struct mw_change *c, void *userdata);
+typedef void (*ManagerChangeFn)(Manager *m, const mw_change *c, void *userdata);
 
 struct Manager {
 	sd_event *event;

@@ -34,6 +34,7 @@
 
 #include "manager-bus.h"
 #include "manager.h"
+#include "mount-properties.h"
 #include "watcher.h"
 #include "fake-kernel.h"
 #include "util.h"
@@ -623,7 +624,7 @@ static unsigned check_list_by_fd(uint64_t limit, const char *raw_needle)
 	ncols = text_split(text, header, ELEMENTSOF(header));
 	assert_se(ncols == _MW_FIELD_MAX + 1 && streq_ptr(header[0], MW_TABLE_OBJECT_PATH));
 	for (unsigned p = 0; p < _MW_FIELD_MAX; p++)
-		assert_se(streq_ptr(header[p + 1], mount_properties[p].name));
+		assert_se(streq_ptr(header[p + 1], mount_property_name(p)));
 
 	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "ListMounts", NULL) >= 0);
 	assert_se(sd_bus_message_read(reply, "t", &gen) > 0 && gen == fd_gen);

@@ -151,18 +151,17 @@ static int reply_path(sd_bus_message *message, uint64_t unique_id, const char *w
 	return r;
 }
 
-void wait_list_check(WaitList *l, const mw_watcher *w, const struct mw_mount *mount)
+void wait_list_check(WaitList *l, const mw_watcher *w, const mw_mount *mount)
 {
+	const char *point = mw_mount_get_mount_point(mount);
 	MountWait *x, *next;
 
-	if (!mount->mount_point)
-		return;
 	for (x = l->first; x; x = next) {
 		next = x->next;
-		if (streq_ptr(x->mount_point, mount->mount_point)) {
-			const struct mw_mount *top = mw_watcher_get_mount_by_path(w, x->mount_point);
+		if (streq_ptr(x->mount_point, point)) {
+			const mw_mount *top = mw_watcher_get_mount_by_path(w, x->mount_point);
 
-			(void)reply_path(x->message, (top ?: mount)->unique_id, x->mount_point);
+			(void)reply_path(x->message, mw_mount_get_unique_id(top ?: mount), x->mount_point);
 			wait_free(x);
 		}
 	}
@@ -185,7 +184,7 @@ int wait_list_add(WaitList *l, const mw_watcher *w, sd_bus_message *message, cha
 		  uint64_t timeout_usec)
 {
 	_cleanup_free_ char *point = mount_point;
-	const struct mw_mount *e;
+	const mw_mount *e;
 	WaitCaller *c = NULL;
 	MountWait *x;
 	int r;
@@ -195,7 +194,7 @@ int wait_list_add(WaitList *l, const mw_watcher *w, sd_bus_message *message, cha
 		return 0;
 	e = mw_watcher_get_mount_by_path(w, point);
 	if (e) {
-		r = reply_path(message, e->unique_id, point);
+		r = reply_path(message, mw_mount_get_unique_id(e), point);
 		return r < 0 ? r : 1;
 	}
 	if (l->n >= WAIT_MAX)

@@ -41,7 +41,7 @@ typedef struct WaitList {
 int wait_list_add(WaitList *l, const mw_watcher *w, sd_bus_message *message, char *mount_point,
 		  uint64_t timeout_usec);
 /* A mount appeared at (or moved to) mount's point: answers the calls waiting for it. */
-void wait_list_check(WaitList *l, const mw_watcher *w, const struct mw_mount *mount);
+void wait_list_check(WaitList *l, const mw_watcher *w, const mw_mount *mount);
 /* Drops every waiting call unanswered. */
 void wait_list_done(WaitList *l);
 

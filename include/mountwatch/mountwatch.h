@@ -25,10 +25,13 @@
  *
  * Rules for every function: an int result is 0 (or a documented count) on
  * success and a negative errno on failure; out-parameters are set only on
- * success. Strings and records returned as const pointers belong to the
+ * success. Strings and objects returned as const pointers belong to the
  * watcher and stay valid until the next call of mw_watcher_process(),
  * mw_watcher_resync(), mw_watcher_reopen() or mw_watcher_free() on it.
- * A watcher is not thread-safe: use it from one thread.
+ * Objects are opaque (libmount style) so that they can grow without a new
+ * soname. A watcher is not thread-safe: use each from one thread; distinct
+ * watchers may be used from distinct threads. The library never prints
+ * (mw_set_log_fn()) and never aborts; an allocation failure is -ENOMEM.
  */
 #ifndef MOUNTWATCH_MOUNTWATCH_H
 #define MOUNTWATCH_MOUNTWATCH_H
@@ -36,12 +39,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct mw_watcher mw_watcher;
+/*
+ * One mount of the watcher's copy. Opaque: read it with the mw_mount_get_*()
+ * getters. Owned by the watcher; valid until the next mw_watcher_process(),
+ * mw_watcher_resync(), mw_watcher_reopen() or mw_watcher_free(), unless the
+ * caller takes a reference with mw_mount_ref().
+ */
+typedef struct mw_mount mw_mount;
+/* One change, handed to the change callback; valid only during the callback. */
+typedef struct mw_change mw_change;
 
 /* Propagation types (the Propagation field), numbered as fsinfo's MOUNT_PROPAGATION_*. */
 enum mw_propagation {
@@ -52,33 +65,11 @@ enum mw_propagation {
 	MW_PROPAGATION_SHARED = 4,
 };
 
-/* One mount. The strings are never NULL in records a watcher returns. */
-struct mw_mount {
-	uint64_t unique_id;        /* 64-bit, never reused (statmount's mnt_id) */
-	uint32_t mnt_id;           /* the 32-bit ID of /proc/self/mountinfo */
-	uint64_t parent_unique_id; /* 0: the parent is not below the watched path */
-	uint32_t parent_id;
-	char *mount_point;
-	char *root;                /* the mounted directory inside its filesystem */
-	char *source;
-	char *fstype;
-	char *super_options;       /* the superblock's options */
-	uint64_t attributes;       /* MOUNT_ATTR_* */
-	uint32_t propagation;      /* enum mw_propagation */
-	uint32_t peer_group;
-	uint32_t master_group;
-	uint64_t superblock_id;
-	uint32_t dev_major;
-	uint32_t dev_minor;
-	/*
-	 * ChangeCount. watch_queue: the kernel's mnt_notify_sum (changes at or
-	 * below the mount, kept current from the events). Other backends: the
-	 * number of changes this watcher applied to the mount.
-	 */
-	uint64_t notify_sum;
-};
-
-/* The fields of struct mw_mount as changes name them (1 << MW_FIELD_*). */
+/*
+ * The fields of a mount as changes name them (1 << MW_FIELD_*). New fields
+ * are added before _MW_FIELD_MAX, which therefore grows between releases:
+ * size nothing by it that crosses the library's boundary.
+ */
 enum mw_field {
 	MW_FIELD_UNIQUE_ID,
 	MW_FIELD_MOUNT_ID,
@@ -98,6 +89,7 @@ enum mw_field {
 	MW_FIELD_SUPERBLOCK_ID,
 	MW_FIELD_DEVICE,
 	MW_FIELD_CHANGE_COUNT,
+	MW_FIELD_USER_OPTIONS,  /* /run/mount/utab's options for the mount */
 	_MW_FIELD_MAX,
 };
 
@@ -110,25 +102,29 @@ enum mw_change_type {
 				 CHANGED follows for each of its mounts whose record changed */
 	MW_CHANGE_LOST,       /* the kernel dropped notifications: a resync follows in the same
 				 mw_watcher_process() call */
-	MW_CHANGE_RESYNCED,   /* a resync ended: resync says what it changed */
+	MW_CHANGE_RESYNCED,   /* a resync ended: mw_change_get_resync() says what it changed */
 };
 
+/*
+ * What one resync changed. Frozen for soname 0: these four counts and their
+ * order never change (a new count gets a getter of its own, see
+ * libmountwatch(3)), so callers may declare it on their stack.
+ */
 struct mw_resync_stats {
 	unsigned added, removed, changed;
 	unsigned requeried; /* mounts whose record had to be read again */
 };
 
-struct mw_change {
-	enum mw_change_type type;
-	uint64_t unique_id;            /* the mount (SUPERBLOCK: the superblock), else 0 */
-	const struct mw_mount *mount;  /* the record now: ADDED, MOVED, CHANGED; else NULL */
-	const char *mount_point;       /* ADDED, MOVED, CHANGED: the mount's; REMOVED: where it was */
-	uint32_t fields;               /* MOVED, CHANGED: 1 << MW_FIELD_* of what differs */
-	const struct mw_resync_stats *resync; /* RESYNCED */
-};
+/*
+ * Called after the watcher's copy reflects the change; c and what it points
+ * to are the watcher's, valid during the call. Inside it, mw_watcher_process(),
+ * mw_watcher_resync() and mw_watcher_reopen() return -EBUSY, and
+ * mw_watcher_free() is deferred until the callback returns (the running
+ * mw_watcher_process() then returns -ECANCELED); every getter may be called.
+ */
+typedef void (*mw_change_fn)(mw_watcher *w, const mw_change *c, void *userdata);
 
-/* Called after the watcher's copy reflects the change. c and what it points to are the watcher's. */
-typedef void (*mw_change_fn)(mw_watcher *w, const struct mw_change *c, void *userdata);
+/* ---- the watcher ---- */
 
 /*
  * Opens a watcher on the mounts at and below path (absolute). backend is NULL
@@ -141,7 +137,7 @@ typedef void (*mw_change_fn)(mw_watcher *w, const struct mw_change *c, void *use
  */
 int mw_watcher_new(mw_watcher **ret, const char *path, const char *backend, unsigned queue_size);
 
-/* Closes the watch and frees w and everything it returned. Returns NULL. */
+/* Closes the watch and frees w (refs taken with mw_mount_ref() stay). Returns NULL. */
 mw_watcher *mw_watcher_free(mw_watcher *w);
 
 /*
@@ -151,6 +147,9 @@ mw_watcher *mw_watcher_free(mw_watcher *w);
  * -ENOMEM / -EINVAL (unknown name).
  */
 int mw_watcher_probe(const char *backend, char **ret);
+
+/* Whether name is "auto" or the name of a backend this library has (it may not work here). */
+bool mw_backend_name_is_valid(const char *name);
 
 /*
  * Watches another path or with another backend: opens the new watch first
@@ -190,15 +189,17 @@ uint64_t mw_watcher_get_timeout(const mw_watcher *w);
  * more of what is queued (the records behind the loss are dropped) and
  * resynchronises. Returns the number of changes announced (>= 0); -ENOLINK
  * if the watched mount went away (the watcher is then useless: free it);
- * another negative errno if reading failed or the resynchronisation failed
- * (it is retried: see mw_watcher_get_resync_error()).
+ * -EBUSY from inside the change callback; another negative errno if reading
+ * failed or the resynchronisation failed (it is retried: see
+ * mw_watcher_get_resync_error()).
  */
 int mw_watcher_process(mw_watcher *w);
 
 /*
  * Compares the copy with the kernel's table and repairs it: announces each
  * difference as a change, then MW_CHANGE_RESYNCED. Returns 0 with the counts
- * in *ret (may be NULL), or a negative errno.
+ * in *ret (may be NULL), -EBUSY from inside the change callback, or another
+ * negative errno.
  */
 int mw_watcher_resync(mw_watcher *w, struct mw_resync_stats *ret);
 
@@ -214,48 +215,102 @@ int mw_watcher_get_resync_error(const mw_watcher *w);
 /* The number of mounts in the copy. */
 size_t mw_watcher_count(const mw_watcher *w);
 
-/* One mount's record by unique ID; NULL if the copy has none. The watcher's. */
-const struct mw_mount *mw_watcher_get_mount(const mw_watcher *w, uint64_t unique_id);
+/* One mount by unique ID; NULL if the copy has none. */
+const mw_mount *mw_watcher_get_mount(const mw_watcher *w, uint64_t unique_id);
 
 /*
- * The topmost mount at mount_point (absolute; "//a/./b/" is "/a/b"); NULL if
- * nothing is mounted there or the path is not absolute. The watcher's.
+ * The topmost mount at mount_point: the raw bytes of an absolute path (as
+ * the kernel has it, not escaped; "//a/./b/" is "/a/b"); NULL if nothing is
+ * mounted there or the path is not absolute.
  */
-const struct mw_mount *mw_watcher_get_mount_by_path(const mw_watcher *w, const char *mount_point);
+const mw_mount *mw_watcher_get_mount_by_path(const mw_watcher *w, const char *mount_point);
 
 /*
  * Iterates the copy, in no order: start with *i = 0; returns 1 with *ret set,
  * 0 at the end. No other call on w between the steps.
  */
-int mw_watcher_iterate(const mw_watcher *w, size_t *i, const struct mw_mount **ret);
+int mw_watcher_iterate(const mw_watcher *w, size_t *i, const mw_mount **ret);
+
+/* Statistics, each since mw_watcher_new(). */
+uint64_t mw_watcher_get_generation(const mw_watcher *w); /* changes announced */
+uint64_t mw_watcher_get_events(const mw_watcher *w);     /* kernel records read */
+uint64_t mw_watcher_get_overruns(const mw_watcher *w);   /* losses */
+uint64_t mw_watcher_get_resyncs(const mw_watcher *w);
+/* What the last resync changed (all 0 before the first); the watcher's record. */
+const struct mw_resync_stats *mw_watcher_get_last_resync(const mw_watcher *w);
+
+/* ---- a mount ---- */
 
 /*
- * A copy of every record, for the caller: *ret is an array of *ret_n records
- * (sorted by mount point) to free with mw_mounts_free(). Returns 0 or -ENOMEM.
+ * Strings are never NULL ("" when absent) and are the kernel's raw bytes,
+ * not escaped: a mount point may hold any byte but NUL, invalid UTF-8, a
+ * newline or a backslash. Escape them where they are shown.
  */
-int mw_watcher_snapshot(const mw_watcher *w, struct mw_mount **ret, size_t *ret_n);
-/* Frees what mw_watcher_snapshot() returned. Returns NULL. */
-struct mw_mount *mw_mounts_free(struct mw_mount *mounts, size_t n);
+uint64_t mw_mount_get_unique_id(const mw_mount *m);        /* 64-bit, never reused */
+uint32_t mw_mount_get_mount_id(const mw_mount *m);         /* the 32-bit ID of mountinfo */
+uint64_t mw_mount_get_parent_unique_id(const mw_mount *m); /* 0: the parent is not watched */
+uint32_t mw_mount_get_parent_id(const mw_mount *m);
+const char *mw_mount_get_mount_point(const mw_mount *m);
+const char *mw_mount_get_root(const mw_mount *m);          /* the mounted directory in its filesystem */
+const char *mw_mount_get_source(const mw_mount *m);
+const char *mw_mount_get_fstype(const mw_mount *m);
+const char *mw_mount_get_options(const mw_mount *m);       /* per-mount VFS options: mountinfo's field 6 */
+const char *mw_mount_get_super_options(const mw_mount *m); /* the superblock's: mountinfo's field 11 */
+const char *mw_mount_get_user_options(const mw_mount *m);  /* /run/mount/utab's, "" if none */
+uint64_t mw_mount_get_attributes(const mw_mount *m);       /* MOUNT_ATTR_* */
+bool mw_mount_is_read_only(const mw_mount *m);
+uint32_t mw_mount_get_propagation(const mw_mount *m);      /* enum mw_propagation */
+uint32_t mw_mount_get_peer_group(const mw_mount *m);
+uint32_t mw_mount_get_master_group(const mw_mount *m);
+uint64_t mw_mount_get_superblock_id(const mw_mount *m);
+dev_t mw_mount_get_device(const mw_mount *m);
+/*
+ * ChangeCount. watch_queue: the kernel's mnt_notify_sum (changes at or below
+ * the mount). Other backends: the number of changes this watcher applied to it.
+ */
+uint64_t mw_mount_get_change_count(const mw_mount *m);
 
-struct mw_stats {
-	uint64_t generation; /* changes announced since mw_watcher_new() */
-	uint64_t events;     /* kernel records read */
-	uint64_t overruns;   /* losses */
-	uint64_t resyncs;
-	struct mw_resync_stats last_resync;
-};
-/* Fills *ret. */
-void mw_watcher_get_stats(const mw_watcher *w, struct mw_stats *ret);
+/*
+ * Takes a reference: m then outlives the watcher's next process() and its
+ * free(). While the watcher keeps the mount, the getters return its current
+ * values (strings read before a process() may be gone after it); once the
+ * watcher drops it, the values stay those it last had. NULL-safe.
+ */
+mw_mount *mw_mount_ref(mw_mount *m);
+/* Drops a reference taken with mw_mount_ref(). NULL-safe; returns NULL. */
+mw_mount *mw_mount_unref(mw_mount *m);
 
-/* "MountPoint", ... : the field's name (the D-Bus property's); NULL if out of range. */
+/* ---- a change (in the callback) ---- */
+
+enum mw_change_type mw_change_get_type(const mw_change *c);
+/* The mount (SUPERBLOCK: the superblock), else 0. */
+uint64_t mw_change_get_unique_id(const mw_change *c);
+/* The mount now: ADDED, MOVED, CHANGED; NULL for REMOVED, SUPERBLOCK, LOST, RESYNCED. */
+const mw_mount *mw_change_get_mount(const mw_change *c);
+/* ADDED, MOVED, CHANGED: the mount's point; REMOVED: where it was; else "". Raw bytes. */
+const char *mw_change_get_mount_point(const mw_change *c);
+/* MOVED, CHANGED: 1 << MW_FIELD_* of what differs; else 0. */
+uint32_t mw_change_get_fields(const mw_change *c);
+/* RESYNCED: what the resync changed; else NULL. */
+const struct mw_resync_stats *mw_change_get_resync(const mw_change *c);
+
+/* ---- names ---- */
+
+/* "MountPoint", ... : the field's name; NULL if out of range. */
 const char *mw_field_name(unsigned field);
 /* "shared", "private", "slave", "unbindable", or "unknown". */
 const char *mw_propagation_name(uint32_t propagation);
+
+/* ---- logging ---- */
+
 /*
- * The per-mount options as mountinfo's field 6 shows them ("rw,nosuid,relatime")
- * into buf. Returns 0, or -ENOBUFS if size is too small.
+ * The library prints nothing. fn, if set, receives its debug messages (one
+ * line each, no newline; level as syslog's LOG_*); the environment variable
+ * MOUNTWATCH_DEBUG=all (or 1) sends them to stderr when no fn is set.
+ * Process-wide; set it before creating watchers.
  */
-int mw_mount_options(const struct mw_mount *m, char *buf, size_t size);
+typedef void (*mw_log_fn)(int level, const char *message, void *userdata);
+void mw_set_log_fn(mw_log_fn fn, void *userdata);
 
 #ifdef __cplusplus
 }

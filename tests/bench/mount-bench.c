@@ -828,14 +828,14 @@ static int watch_libmount(Watcher *w)
 
 /* ---- (c), (e), (f): libmountwatch, one backend each ---- */
 
-static void wm_change(mw_watcher *mw, const struct mw_change *c, void *userdata)
+static void wm_change(mw_watcher *mw, const mw_change *c, void *userdata)
 {
 	Watcher *w = userdata;
 
-	if (c->type == MW_CHANGE_ADDED)
-		watcher_saw(w, c->mount_point, true);
-	else if (c->type == MW_CHANGE_REMOVED)
-		watcher_saw(w, c->mount_point, false);
+	if (mw_change_get_type(c) == MW_CHANGE_ADDED)
+		watcher_saw(w, mw_change_get_mount_point(c), true);
+	else if (mw_change_get_type(c) == MW_CHANGE_REMOVED)
+		watcher_saw(w, mw_change_get_mount_point(c), false);
 }
 
 /*
