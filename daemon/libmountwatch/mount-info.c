@@ -54,28 +54,17 @@ void mount_info_done(MountInfo *info)
 	*info = (MountInfo){};
 }
 
-int mount_info_sanitize(MountInfo *info)
+int mount_info_fill_strings(MountInfo *info)
 {
 	char **fields[] = { &info->mount_point, &info->root, &info->source, &info->fstype,
 			    &info->super_options };
 
 	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
-		char *t;
-		int r;
-
+		/* "" of a NULL; the bytes themselves stay as the kernel gave them. */
 		if (!*fields[i]) {
-			/* The public records promise strings, never NULL. */
 			*fields[i] = strdup("");
 			if (!*fields[i])
 				return -ENOMEM;
-			continue;
-		}
-		r = utf8_escape_invalid(*fields[i], &t);
-		if (r < 0)
-			return r;
-		if (r > 0) {
-			free(*fields[i]);
-			*fields[i] = t;
 		}
 	}
 	return 0;

@@ -38,8 +38,11 @@ typedef struct MountInfo {
 } MountInfo;
 
 void mount_info_done(MountInfo *info);
-/* Makes every string valid UTF-8 (see utf8_escape_invalid()), and "" of a NULL one. */
-int mount_info_sanitize(MountInfo *info);
+/*
+ * Makes "" of a NULL string. The strings stay the kernel's raw bytes (any
+ * byte but NUL): escaping is for where they are shown (escape_for_display()).
+ */
+int mount_info_fill_strings(MountInfo *info);
 int mount_info_copy(MountInfo *dst, const MountInfo *src);
 
 /* Bitmask (1 << MW_FIELD_*) of the fields whose values differ. */

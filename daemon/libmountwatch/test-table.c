@@ -163,14 +163,31 @@ static void test_paths(void)
 	{
 		char *t = NULL;
 
-		assert_se(utf8_escape_invalid("/plain/päth/日本", &t) == 0 && !t);
-		assert_se(utf8_escape_invalid("/bad\xff/x\xc3", &t) == 1);
+		assert_se(escape_for_display("/plain/päth/日本 x", &t) == 0 && !t);
+		assert_se(escape_for_display("/bad\xff/x\xc3", &t) == 1);
 		assert_se(strcmp(t, "/bad\\377/x\\303") == 0);
 		free(t);
-		assert_se(utf8_escape_invalid("\xed\xa0\x80", &t) == 1); /* a surrogate */
+		assert_se(escape_for_display("\xed\xa0\x80", &t) == 1); /* a surrogate */
 		free(t);
+		/* Reversible, and no two paths alike: the backslash and control bytes are escaped too. */
+		static const char *const paths[] = { "/c\xff", "/c\\377", "/n\nl", "/t\tab", "/c\\134", "/\x7f" };
+		char *shown[ELEMENTSOF(paths)];
+
+		for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+			assert_se(escape_for_display(paths[i], &shown[i]) == 1);
+			assert_se(!strpbrk(shown[i], "\n\t\x7f\xff"));
+			for (size_t j = 0; j < i; j++)
+				assert_se(strcmp(shown[i], shown[j]) != 0);
+			t = strdup(shown[i]);
+			assert_se(t && strcmp(unescape_octal(t), paths[i]) == 0);
+			free(t);
+		}
+		assert_se(strcmp(shown[0], "/c\\377") == 0 && strcmp(shown[1], "/c\\134377") == 0);
+		assert_se(strcmp(shown[2], "/n\\012l") == 0 && strcmp(shown[3], "/t\\011ab") == 0);
+		for (size_t i = 0; i < ELEMENTSOF(paths); i++)
+			free(shown[i]);
 	}
-	printf("ok - path normalisation, number and log level parsing, UTF-8 escaping\n");
+	printf("ok - path normalisation, number and log level parsing, reversible display escaping\n");
 }
 
 int main(void)

@@ -6,7 +6,9 @@
  * the watcher's table must equal the one libmount parses from
  * /proc/self/mountinfo (the strongest baseline: what systemd reads), and
  * the typed changes it announced, replayed onto a copy, must give the same
- * table. Each backend the kernel has is run; the others are a SKIP.
+ * table. Mounts at odd bytes (0xff, a literal "\\377", a newline, a tab)
+ * are found by their real paths. Each backend the kernel has is run; the
+ * others are a SKIP.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -263,6 +265,38 @@ static int run(const char *backend, unsigned n_ops)
 		assert_se(umount2(dir, MNT_DETACH) == 0);
 		drain(w);
 		compare(w, &r, "one fixed mount, remount and unmount");
+	}
+	{
+		/*
+		 * Exact paths: mount points that mountinfo escapes (or that an
+		 * escape could confuse) are found by their bytes, and no two
+		 * share a name: 0xff, the literal text "\\377", a newline, a tab.
+		 */
+		static const char *const names[] = { "c\xff", "c\\377", "n\nl", "t\tab" };
+		char dir[4][128];
+		uint64_t ids[4];
+
+		for (size_t j = 0; j < 4; j++) {
+			snprintf(dir[j], sizeof(dir[j]), "%s/%s", base, names[j]);
+			assert_se(mkdir(dir[j], 0755) == 0 && mount(names[j], dir[j], "tmpfs", 0, "size=64k") == 0);
+		}
+		drain(w);
+		compare(w, &r, "mounts at odd bytes");
+		for (size_t j = 0; j < 4; j++) {
+			const mw_mount *odd = mw_watcher_get_mount_by_path(w, dir[j]);
+
+			assert_se(odd && strcmp(mw_mount_get_mount_point(odd), dir[j]) == 0);
+			assert_se(strcmp(mw_mount_get_source(odd), names[j]) == 0);
+			ids[j] = mw_mount_get_unique_id(odd);
+			for (size_t l = 0; l < j; l++)
+				assert_se(ids[l] != ids[j]);
+		}
+		for (size_t j = 0; j < 4; j++)
+			assert_se(umount2(dir[j], 0) == 0);
+		drain(w);
+		for (size_t j = 0; j < 4; j++)
+			assert_se(!mw_watcher_get_mount_by_path(w, dir[j]));
+		compare(w, &r, "mounts at odd bytes gone");
 	}
 	assert_se(mw_watcher_resync(w, &s) == 0);
 	assert_se(s.added == 0 && s.removed == 0 && s.changed == 0);

@@ -166,12 +166,21 @@ static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_er
 	if (r < 0)
 		return r;
 	while (mw_watcher_iterate(m->watcher, &i, &e)) {
+		_cleanup_free_ char *p_owned = NULL, *t_owned = NULL, *s_owned = NULL;
+		const char *point, *fstype, *source;
 		char path[64];
 
+		/* As the properties show them: escaped for display (MountPointBytes has the bytes). */
+		r = mount_string_display(mw_mount_get_mount_point(e), &point, &p_owned);
+		if (r >= 0)
+			r = mount_string_display(mw_mount_get_fstype(e), &fstype, &t_owned);
+		if (r >= 0)
+			r = mount_string_display(mw_mount_get_source(e), &source, &s_owned);
+		if (r < 0)
+			return r;
 		mount_object_path(mw_mount_get_unique_id(e), path);
 		r = sd_bus_message_append(reply, "(totsss)", mw_mount_get_unique_id(e), path,
-					  mw_mount_get_parent_unique_id(e), mw_mount_get_mount_point(e),
-					  mw_mount_get_fstype(e), mw_mount_get_source(e));
+					  mw_mount_get_parent_unique_id(e), point, fstype, source);
 		if (r < 0)
 			return r;
 	}
@@ -207,7 +216,8 @@ static int write_mount_table(Manager *m, FILE *f)
 			MountValue v;
 			char buf[128];
 
-			r = mount_property_value(e, p, buf, &v);
+			/* The kernel's bytes: the table's own escaping (text_field_write()) suffices. */
+			r = mount_property_value_raw(e, p, buf, &v);
 			if (r < 0)
 				break;
 			putc('\t', f);
@@ -221,6 +231,7 @@ static int write_mount_table(Manager *m, FILE *f)
 			default:
 				fprintf(f, "%" PRIu64, v.u);
 			}
+			mount_value_done(&v);
 		}
 		putc('\n', f);
 	}
@@ -307,15 +318,24 @@ static int method_get_mount(sd_bus_message *message, void *userdata, sd_bus_erro
 	return sd_bus_reply_method_return(message, "o", path);
 }
 
+/*
+ * A mount point as the string properties show it (escape_for_display(): the
+ * octal escapes are undone, so "/c\\377" finds the mount at the bytes
+ * "/c" 0xff), normalised.
+ */
 static int read_mount_point(sd_bus_message *message, char **ret, sd_bus_error *error)
 {
+	_cleanup_free_ char *raw = NULL;
 	const char *s;
 	int r;
 
 	r = sd_bus_message_read(message, "s", &s);
 	if (r < 0)
 		return r;
-	r = path_normalize(s, ret);
+	raw = strdup(s);
+	if (!raw)
+		return -ENOMEM;
+	r = path_normalize(unescape_octal(raw), ret);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
@@ -338,6 +358,41 @@ static int method_get_mount_by_path(sd_bus_message *message, void *userdata, sd_
 	e = mw_watcher_get_mount_by_path(m->watcher, point);
 	if (!e)
 		return sd_bus_error_setf(error, MW_ERROR_NO_SUCH_MOUNT, "Nothing is mounted at %s.", point);
+	mount_object_path(mw_mount_get_unique_id(e), path);
+	return sd_bus_reply_method_return(message, "o", path);
+}
+
+/* GetMountByPathBytes: the mount point as the kernel's bytes (MountPointBytes), not escaped. */
+static int method_get_mount_by_path_bytes(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	_cleanup_free_ char *point = NULL;
+	Manager *m = userdata;
+	const mw_mount *e;
+	const void *bytes;
+	size_t n;
+	char path[64];
+	int r;
+
+	r = sd_bus_message_read_array(message, 'y', &bytes, &n);
+	if (r < 0)
+		return r;
+	if (n == 0 || memchr(bytes, 0, n))
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "A mount point is a non-empty byte string without NUL bytes.");
+	{
+		_cleanup_free_ char *s = strndup(bytes, n);
+
+		if (!s)
+			return -ENOMEM;
+		r = path_normalize(s, &point);
+	}
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Mount point is not an absolute path.");
+	e = mw_watcher_get_mount_by_path(m->watcher, point);
+	if (!e)
+		return sd_bus_error_setf(error, MW_ERROR_NO_SUCH_MOUNT, "Nothing is mounted at that path.");
 	mount_object_path(mw_mount_get_unique_id(e), path);
 	return sd_bus_reply_method_return(message, "o", path);
 }
@@ -472,6 +527,9 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("GetMountByPath", SD_BUS_ARGS("s", mount_point),
 				SD_BUS_RESULT("o", mount), method_get_mount_by_path,
 				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("GetMountByPathBytes", SD_BUS_ARGS("ay", mount_point),
+				SD_BUS_RESULT("o", mount), method_get_mount_by_path_bytes,
+				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("WaitForMount", SD_BUS_ARGS("s", mount_point, "t", timeout_usec),
 				SD_BUS_RESULT("o", mount), method_wait_for_mount,
 				SD_BUS_VTABLE_UNPRIVILEGED),
@@ -499,7 +557,7 @@ static const sd_bus_vtable manager_vtable[] = {
 
 /*
  * One getter for every Mount property: the vtable is built from the
- * property table (mount-info.h), the values come from mount_property_value(),
+ * property table (mount-properties.h), the values come from mount_property_value(),
  * so the names and the mapping live in one place.
  */
 /* Appends Mount property p of i, by its signature in the property table. */
@@ -514,14 +572,37 @@ static int append_mount_value(sd_bus_message *msg, const mw_mount *i, unsigned p
 		return r;
 	switch (mount_properties[p].signature[0]) {
 	case 's':
-		return sd_bus_message_append(msg, "s", v.s);
+		r = sd_bus_message_append(msg, "s", v.s);
+		break;
 	case 'b':
-		return sd_bus_message_append(msg, "b", (int)v.b);
+		r = sd_bus_message_append(msg, "b", (int)v.b);
+		break;
 	case 'u':
-		return sd_bus_message_append(msg, "u", (uint32_t)v.u);
+		r = sd_bus_message_append(msg, "u", (uint32_t)v.u);
+		break;
 	default:
-		return sd_bus_message_append(msg, "t", v.u);
+		r = sd_bus_message_append(msg, "t", v.u);
 	}
+	mount_value_done(&v);
+	return r;
+}
+
+/* Appends bytes property b (mount_bytes_properties[]) of i: the field's raw bytes, no NUL. */
+static int append_mount_bytes(sd_bus_message *msg, const mw_mount *i, unsigned b)
+{
+	const char *s = mount_field_bytes(i, mount_bytes_properties[b].field);
+
+	return sd_bus_message_append_array(msg, 'y', s, strlen(s));
+}
+
+static int property_mount_bytes(sd_bus *bus, const char *path, const char *interface,
+				const char *property, sd_bus_message *reply, void *userdata,
+				sd_bus_error *error)
+{
+	for (unsigned b = 0; b < N_MOUNT_BYTES_PROPERTIES; b++)
+		if (streq_ptr(mount_bytes_properties[b].name, property))
+			return append_mount_bytes(reply, userdata, b);
+	return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s.", property);
 }
 
 static int property_mount(sd_bus *bus, const char *path, const char *interface,
@@ -538,7 +619,7 @@ static int property_mount(sd_bus *bus, const char *path, const char *interface,
 	return append_mount_value(reply, userdata, p);
 }
 
-static sd_bus_vtable mount_vtable[_MW_FIELD_MAX + 2];
+static sd_bus_vtable mount_vtable[_MW_FIELD_MAX + N_MOUNT_BYTES_PROPERTIES + 2];
 
 static const sd_bus_vtable *mount_vtable_get(void)
 {
@@ -558,6 +639,10 @@ static const sd_bus_vtable *mount_vtable_get(void)
 		mount_vtable[n++] = (sd_bus_vtable)SD_BUS_PROPERTY(mount_property_name(p), mp->signature,
 								   property_mount, 0, flags[mp->kind]);
 	}
+	for (unsigned b = 0; b < N_MOUNT_BYTES_PROPERTIES; b++)
+		mount_vtable[n++] = (sd_bus_vtable)SD_BUS_PROPERTY(mount_bytes_properties[b].name, "ay",
+								   property_mount_bytes, 0,
+								   SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE);
 	mount_vtable[n] = (sd_bus_vtable)SD_BUS_VTABLE_END;
 	return mount_vtable;
 }
@@ -695,12 +780,16 @@ static bool want_properties_changed(const Manager *m)
 
 static void emit_mount_signal(Manager *m, const char *member, uint64_t id, const char *point)
 {
+	_cleanup_free_ char *owned = NULL;
 	char path[64];
 	int r;
 
 	mount_object_path(id, path);
-	r = sd_bus_emit_signal(m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, member, "tost", id, path,
-			       point ?: "", manager_generation(m));
+	/* As MountPoint shows it. */
+	r = mount_string_display(point ?: "", &point, &owned);
+	if (r >= 0)
+		r = sd_bus_emit_signal(m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, member, "tost", id, path,
+				       point, manager_generation(m));
 	if (r < 0)
 		log_warning_errno(r, "Failed to emit %s for %s: %m", member, path);
 }
@@ -748,6 +837,19 @@ static int emit_interfaces_added(Manager *m, const mw_mount *mount, const char *
 			r = sd_bus_message_open_container(s, 'v', mount_properties[p].signature);
 		if (r >= 0)
 			r = append_mount_value(s, mount, p);
+		if (r >= 0)
+			r = sd_bus_message_close_container(s);
+		if (r >= 0)
+			r = sd_bus_message_close_container(s);
+	}
+	for (unsigned b = 0; r >= 0 && b < N_MOUNT_BYTES_PROPERTIES; b++) {
+		r = sd_bus_message_open_container(s, 'e', "sv");
+		if (r >= 0)
+			r = sd_bus_message_append(s, "s", mount_bytes_properties[b].name);
+		if (r >= 0)
+			r = sd_bus_message_open_container(s, 'v', "ay");
+		if (r >= 0)
+			r = append_mount_bytes(s, mount, b);
 		if (r >= 0)
 			r = sd_bus_message_close_container(s);
 		if (r >= 0)
@@ -811,7 +913,7 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 static void emit_mount_changed(Manager *m, const mw_mount *mount, uint32_t prop_mask)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
-	const char *names[_MW_FIELD_MAX + 1];
+	const char *names[_MW_FIELD_MAX + N_MOUNT_BYTES_PROPERTIES + 1];
 	char path[64];
 	size_t n = 0;
 	int r;
@@ -822,6 +924,9 @@ static void emit_mount_changed(Manager *m, const mw_mount *mount, uint32_t prop_
 	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
 		if (prop_mask & (1U << i))
 			names[n++] = mount_property_name(i);
+	for (unsigned b = 0; b < N_MOUNT_BYTES_PROPERTIES; b++)
+		if (prop_mask & (1U << mount_bytes_properties[b].field))
+			names[n++] = mount_bytes_properties[b].name;
 	names[n] = NULL;
 	if (n == 0)
 		return;

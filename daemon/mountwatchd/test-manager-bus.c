@@ -318,6 +318,15 @@ static void read_interfaces_text(sd_bus_message *m, char *buf, size_t size)
 				assert_se(sd_bus_message_read(m, "b", &b) > 0);
 				fprintf(f, " %s=%s", name, b ? "true" : "false");
 				break;
+			case 'a': { /* the *Bytes properties: ay */
+				const void *bytes;
+				size_t n;
+
+				assert_se(streq_ptr(contents, "ay"));
+				assert_se(sd_bus_message_read_array(m, 'y', &bytes, &n) >= 0);
+				fprintf(f, " %s=[%.*s]", name, (int)n, (const char *)bytes);
+				break;
+			}
 			default:
 				assert_se(!"a property of an unexpected type");
 			}
@@ -642,7 +651,12 @@ static unsigned check_list_by_fd(uint64_t limit, const char *raw_needle)
 		assert_se(streq_ptr(fields[0], path));
 		snprintf(num, sizeof(num), "%" PRIu64, parent);
 		assert_se(streq_ptr(fields[1 + MW_FIELD_PARENT_UNIQUE_ID], num));
-		assert_se(streq_ptr(fields[1 + MW_FIELD_MOUNT_POINT], point));
+		/* The table holds the kernel's bytes, the strings their escaped display. */
+		{
+			_cleanup_free_ char *raw = strdup(point);
+
+			assert_se(raw && streq_ptr(fields[1 + MW_FIELD_MOUNT_POINT], unescape_octal(raw)));
+		}
 		assert_se(streq_ptr(fields[1 + MW_FIELD_FS_TYPE], fstype));
 		assert_se(streq_ptr(fields[1 + MW_FIELD_SOURCE], source));
 		assert_se(streq_ptr(fields[1 + MW_FIELD_OPTIONS], "rw,relatime"));

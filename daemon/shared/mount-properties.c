@@ -48,7 +48,45 @@ uint32_t mount_properties_announced(void)
 	return mask;
 }
 
-int mount_property_value(const mw_mount *m, unsigned prop, char buf[static 128], MountValue *ret)
+const MountBytesProperty mount_bytes_properties[N_MOUNT_BYTES_PROPERTIES] = {
+	{ "MountPointBytes", MW_FIELD_MOUNT_POINT },
+	{ "RootBytes", MW_FIELD_ROOT },
+	{ "SourceBytes", MW_FIELD_SOURCE },
+};
+
+const char *mount_field_bytes(const mw_mount *m, unsigned field)
+{
+	switch (field) {
+	case MW_FIELD_MOUNT_POINT:
+		return mw_mount_get_mount_point(m);
+	case MW_FIELD_ROOT:
+		return mw_mount_get_root(m);
+	case MW_FIELD_SOURCE:
+		return mw_mount_get_source(m);
+	}
+	return NULL;
+}
+
+int mount_string_display(const char *raw, const char **ret, char **owned)
+{
+	char *t = NULL;
+	int r;
+
+	r = escape_for_display(raw, &t);
+	if (r < 0)
+		return r;
+	*owned = t;
+	*ret = t ?: raw;
+	return 0;
+}
+
+void mount_value_done(MountValue *v)
+{
+	free(v->owned);
+	*v = (MountValue){};
+}
+
+int mount_property_value_raw(const mw_mount *m, unsigned prop, char buf[static 128], MountValue *ret)
 {
 	MountValue v = {};
 	dev_t d;
@@ -115,6 +153,23 @@ int mount_property_value(const mw_mount *m, unsigned prop, char buf[static 128],
 		break;
 	default:
 		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+int mount_property_value(const mw_mount *m, unsigned prop, char buf[static 128], MountValue *ret)
+{
+	MountValue v;
+	int r;
+
+	r = mount_property_value_raw(m, prop, buf, &v);
+	if (r < 0)
+		return r;
+	if (mount_properties[prop].signature[0] == 's') {
+		r = mount_string_display(v.s, &v.s, &v.owned);
+		if (r < 0)
+			return r;
 	}
 	*ret = v;
 	return 0;

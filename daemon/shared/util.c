@@ -178,22 +178,28 @@ static size_t utf8_sequence(const unsigned char *p)
 	return n;
 }
 
-int utf8_escape_invalid(const char *s, char **ret)
+/* Whether byte sequence p (of n bytes) is written as is by escape_for_display(). */
+static bool shown_as_is(const unsigned char *p, size_t n)
+{
+	return n > 1 || (p[0] >= 0x20 && p[0] != 0x7f && p[0] != '\\');
+}
+
+int escape_for_display(const char *s, char **ret)
 {
 	const unsigned char *p;
 	char *out, *o;
-	bool valid = true;
+	bool plain = true;
 
 	for (p = (const unsigned char *)s; *p;) {
 		size_t n = utf8_sequence(p);
 
-		if (!n) {
-			valid = false;
+		if (!n || !shown_as_is(p, n)) {
+			plain = false;
 			break;
 		}
 		p += n;
 	}
-	if (valid)
+	if (plain)
 		return 0;
 	out = malloc(strlen(s) * 4 + 1);
 	if (!out)
@@ -202,7 +208,7 @@ int utf8_escape_invalid(const char *s, char **ret)
 	for (p = (const unsigned char *)s; *p;) {
 		size_t n = utf8_sequence(p);
 
-		if (n) {
+		if (n && shown_as_is(p, n)) {
 			memcpy(o, p, n);
 			o += n;
 			p += n;

@@ -103,11 +103,15 @@ int parse_u32(const char *s, uint32_t *ret);
 int path_normalize(const char *path, char **ret);
 
 /*
- * D-Bus strings must be valid UTF-8; paths need not be. Returns 0 if s is
- * valid (*ret untouched), 1 with a copy in *ret whose invalid bytes are
- * written as mountinfo writes odd bytes ("\\ooo" octal).
+ * The kernel's bytes as a person (and a D-Bus string, which must be valid
+ * UTF-8) sees them, reversibly: every byte that is not part of valid UTF-8,
+ * every control byte (below 0x20, and 0x7f) and the backslash itself are
+ * written as a backslash and three octal digits ("\\377", "\\012",
+ * "\\134"), as mountinfo writes odd bytes; unescape_octal() undoes it, so no
+ * two paths are shown alike. Returns 0 if s needs nothing (*ret untouched),
+ * 1 with the escaped copy in *ret, or -ENOMEM.
  */
-int utf8_escape_invalid(const char *s, char **ret);
+int escape_for_display(const char *s, char **ret);
 
 /*
  * The text table of ListMountsByFileDescriptor (org.mountwatch.MountWatch1(5)):
