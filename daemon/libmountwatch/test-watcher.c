@@ -1024,6 +1024,51 @@ static void test_robustness(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	printf("ok - stale, duplicate and unknown records are harmless\n");
 }
 
+/* The library is silent unless asked: nothing on stderr, its messages to mw_set_log_fn()'s function. */
+static unsigned log_lines;
+
+static void count_log(int level, const char *message, void *userdata)
+{
+	assert_se(message && !strchr(message, '\n'));
+	log_lines++;
+}
+
+static void overrun(FakeKernel *k, mw_watcher *m, const char *prefix)
+{
+	char name[32];
+
+	for (unsigned i = 0; i < 10; i++) { /* a queue of 4: a loss, logged at debug level */
+		snprintf(name, sizeof(name), "%s%u", prefix, i);
+		(void)fake_mount(k, fake_root(k), name, "tmpfs");
+	}
+	drain_fake(m);
+	assert_se(compare(m, k) == 0);
+}
+
+static void test_quiet(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	FILE *err = tmpfile();
+	int saved = dup(STDERR_FILENO);
+
+	snapshot(m, rec);
+	assert_se(err && saved >= 0 && dup2(fileno(err), STDERR_FILENO) >= 0);
+	log_max_level = LOG_DEBUG; /* the daemon's logger, which the library must not use */
+	overrun(k, m, "q");
+	fflush(stderr);
+	assert_se(dup2(saved, STDERR_FILENO) >= 0);
+	log_max_level = LOG_WARNING;
+	assert_se(ftell(err) == 0);
+	assert_se(m->overruns > 0);
+	fclose(err);
+	close(saved);
+
+	mw_set_log_fn(count_log, NULL);
+	overrun(k, m, "r");
+	mw_set_log_fn(NULL, NULL);
+	assert_se(log_lines > 0);
+	printf("ok - silent by default, %u lines to mw_set_log_fn()'s function\n", log_lines);
+}
+
 /* What the callback may do (mw_change_fn): getters yes, process/resync/reopen -EBUSY, free deferred. */
 typedef struct CallbackRules {
 	unsigned calls;
@@ -1115,6 +1160,7 @@ int main(void)
 	run(test_verify_after_resync, 8);
 	run(test_resync_retry, 4);
 	run_freed_by_test(test_callback_rules, 64);
+	run(test_quiet, 4);
 	printf("%u checks passed\n", check_count);
 	return 0;
 }
