@@ -63,6 +63,7 @@ int watcher_snapshot(mw_watcher *w)
 
 static void watcher_free_now(mw_watcher *w)
 {
+	mw_watcher_set_attachment(w, NULL, NULL);
 	if (w->backend)
 		w->backend->ops->close(w->backend);
 	table_free(w->table);
@@ -472,6 +473,22 @@ _public_ uint64_t mw_watcher_get_resyncs(const mw_watcher *w)
 _public_ const struct mw_resync_stats *mw_watcher_get_last_resync(const mw_watcher *w)
 {
 	return &w->last_resync;
+}
+
+_public_ void mw_watcher_set_attachment(mw_watcher *w, void *data, void (*destroy)(void *data))
+{
+	void *old = w->attachment;
+	void (*old_destroy)(void *) = w->attachment_destroy;
+
+	w->attachment = data;
+	w->attachment_destroy = destroy;
+	if (old && old_destroy)
+		old_destroy(old);
+}
+
+_public_ void *mw_watcher_get_attachment(const mw_watcher *w)
+{
+	return w->attachment;
 }
 
 _public_ bool mw_backend_name_is_valid(const char *name)

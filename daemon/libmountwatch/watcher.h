@@ -74,6 +74,10 @@ struct mw_watcher {
 	 */
 	unsigned in_callback;
 	bool free_pending;
+
+	/* mw_watcher_set_attachment() */
+	void *attachment;
+	void (*attachment_destroy)(void *data);
 };
 
 /* A watcher on an open backend (taking it over); no snapshot yet. For tests and mw_watcher_new(). */

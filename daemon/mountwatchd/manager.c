@@ -8,6 +8,9 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "mountwatch/mountwatch-sd-event.h" /* after sd-event.h: it uses the caller's */
 
 #include "manager.h"
 #include "util.h"
@@ -46,8 +49,6 @@ Manager *manager_free(Manager *m)
 		(void)sd_bus_flush(m->bus);
 		m->bus = sd_bus_flush_close_unref(m->bus);
 	}
-	sd_event_source_disable_unref(m->io_source);
-	sd_event_source_disable_unref(m->timer_source);
 	sd_event_source_disable_unref(m->sighup_source);
 	sd_event_source_disable_unref(m->sigterm_source);
 	sd_event_source_disable_unref(m->sigint_source);
@@ -141,33 +142,6 @@ int manager_open_watcher(Manager *m)
 	return 0;
 }
 
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
-
-/* Arms the timer for the watcher's deadline, or disarms it. */
-static int arm_timer(Manager *m)
-{
-	uint64_t t = mw_watcher_get_timeout(m->watcher);
-	int r;
-
-	if (!m->event)
-		return 0;
-	if (t == UINT64_MAX)
-		return m->timer_source ? sd_event_source_set_enabled(m->timer_source, SD_EVENT_OFF) : 0;
-	if (!m->timer_source) {
-		r = sd_event_add_time(m->event, &m->timer_source, CLOCK_MONOTONIC, t, 0, on_timer, m);
-		if (r < 0)
-			return log_error_errno(r, "Failed to arm the move timer: %m");
-		(void)sd_event_source_set_description(m->timer_source, "move-to-wait");
-		return 0;
-	}
-	r = sd_event_source_set_time(m->timer_source, t);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(m->timer_source, SD_EVENT_ONESHOT);
-	if (r < 0)
-		return log_error_errno(r, "Failed to arm the move timer: %m");
-	return 0;
-}
-
 void manager_notify_status(Manager *m, const char *extra)
 {
 	int e = m->watcher ? mw_watcher_get_resync_error(m->watcher) : 0;
@@ -185,7 +159,9 @@ void manager_check_sync(Manager *m)
 {
 	int e = mw_watcher_get_resync_error(m->watcher);
 
-	(void)arm_timer(m);
+	/* The deadline may have moved (a resync, a reopen); nothing to do without a loop. */
+	if (m->event)
+		(void)mw_watcher_event_update(m->watcher);
 	if ((e < 0) == m->resync_pending)
 		return;
 	m->resync_pending = e < 0;
@@ -198,11 +174,9 @@ void manager_check_sync(Manager *m)
 		m->change_fn(m, NULL, m->change_userdata); /* ResyncPending */
 }
 
-int manager_process_events(Manager *m)
+/* After each mw_watcher_process(): say what failed, follow the resync state. Returns r. */
+static int manager_processed(Manager *m, int r)
 {
-	int r;
-
-	r = mw_watcher_process(m->watcher);
 	if (r == -ENOLINK)
 		return log_error_errno(r, "Failed to keep watching %s: the watched mount went away.",
 				       m->config.watch_path);
@@ -213,20 +187,20 @@ int manager_process_events(Manager *m)
 	return r < 0 ? r : 0;
 }
 
-static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+int manager_process_events(Manager *m)
+{
+	return manager_processed(m, mw_watcher_process(m->watcher));
+}
+
+/* The loop's call (mountwatch-sd-event.h): the watcher's fd was readable or its deadline came. */
+static void on_processed(mw_watcher *w, int result, void *userdata)
 {
 	Manager *m = userdata;
 	int r;
 
-	r = manager_process_events(m);
+	r = manager_processed(m, result);
 	if (r == -ENOLINK || r == -ENOMEM || r == -EBADF)
-		return sd_event_exit(m->event, EXIT_FAILURE);
-	return 0;
-}
-
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	return on_io(NULL, -1, 0, userdata);
+		(void)sd_event_exit(m->event, EXIT_FAILURE);
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -243,17 +217,13 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 	return sd_event_exit(m->event, EXIT_SUCCESS);
 }
 
-static int attach_watcher_fd(Manager *m)
+int manager_attach_watcher(Manager *m)
 {
-	sd_event_source *s = NULL;
 	int r;
 
-	r = sd_event_add_io(m->event, &s, mw_watcher_get_fd(m->watcher), EPOLLIN, on_io, m);
+	r = mw_watcher_attach_event_full(m->watcher, m->event, SD_EVENT_PRIORITY_NORMAL, on_processed, m);
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch the notification queue: %m");
-	(void)sd_event_source_set_description(s, "mount-notifications");
-	sd_event_source_disable_unref(m->io_source);
-	m->io_source = s;
 	return 0;
 }
 
@@ -290,7 +260,7 @@ int manager_attach_event(Manager *m)
 	if (r < 0)
 		return log_error_errno(r, "Failed to enable the watchdog: %m");
 	if (m->watcher)
-		return attach_watcher_fd(m);
+		return manager_attach_watcher(m);
 	return 0;
 }
 
@@ -357,7 +327,7 @@ static int reload(Manager *m, char **ret_error)
 		config_done(&old);
 		log_backend(m);
 		if (m->event) {
-			r = attach_watcher_fd(m);
+			r = manager_attach_watcher(m);
 			if (r < 0)
 				return reload_failed(r, NULL, ret_error);
 		}

@@ -32,8 +32,6 @@ typedef void (*ManagerChangeFn)(Manager *m, const mw_change *c, void *userdata);
 struct Manager {
 	sd_event *event;
 	sd_bus *bus;
-	sd_event_source *io_source;
-	sd_event_source *timer_source; /* the watcher's timeout (a move's second half) */
 	sd_event_source *sighup_source;
 	sd_event_source *sigterm_source;
 	sd_event_source *sigint_source;
@@ -90,6 +88,11 @@ void manager_notify_status(Manager *m, const char *extra);
 
 /* Attaches the watcher's fd and the signals to m->event. */
 int manager_attach_event(Manager *m);
+/*
+ * The watcher's fd and deadline alone on m->event, by the library's helper
+ * (mountwatch-sd-event.h); again after a reopen, whose fd may differ.
+ */
+int manager_attach_watcher(Manager *m);
 /*
  * SIGHUP and the Reload() method: re-reads the config file (the one given
  * with --config must exist; the default one may be missing) and re-arms the

@@ -195,6 +195,7 @@ static void server(int fd)
 	assert_se(watcher_snapshot(w) == 0);
 	manager_set_watcher(manager, w);
 	assert_se(sd_event_new(&manager->event) == 0);
+	assert_se(manager_attach_watcher(manager) == 0); /* as the daemon: the library's sd-event helper */
 
 	assert_se(sd_bus_new(&bus) == 0);
 	if (fd >= 0) {

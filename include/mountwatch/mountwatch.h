@@ -239,6 +239,14 @@ uint64_t mw_watcher_get_resyncs(const mw_watcher *w);
 /* What the last resync changed (all 0 before the first); the watcher's record. */
 const struct mw_resync_stats *mw_watcher_get_last_resync(const mw_watcher *w);
 
+/*
+ * One slot for a helper's state (mountwatch-sd-event.h keeps its event
+ * sources there): destroy(data) is called when the slot is set again or the
+ * watcher is freed. NULL data empties it.
+ */
+void mw_watcher_set_attachment(mw_watcher *w, void *data, void (*destroy)(void *data));
+void *mw_watcher_get_attachment(const mw_watcher *w);
+
 /* ---- a mount ---- */
 
 /*
