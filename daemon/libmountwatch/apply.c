@@ -224,6 +224,12 @@ static int query_new(mw_watcher *w, uint64_t unique_id, const MountInfo *same_sb
 	if (r < 0)
 		return lib_debug_errno(r, "Failed to query mount %" PRIu64 ": %m", unique_id);
 	r = mount_info_fill_strings(info);
+	if (r >= 0 && w->utab_on) {
+		const char *o = utab_options(&w->utab, info);
+
+		if (o && !(info->user_options = strdup(o)))
+			r = -ENOMEM;
+	}
 	if (r < 0) {
 		mount_info_done(info);
 		return r;

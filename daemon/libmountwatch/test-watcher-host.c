@@ -36,6 +36,9 @@
 #define MAX 512
 
 static char base[64];
+/* CHANGED with MW_FIELD_USER_OPTIONS: how many, and the last mount named. */
+static unsigned user_options_changes;
+static uint64_t user_options_changed;
 
 /* The replayed copy: what the announced changes say. */
 typedef struct Replay {
@@ -79,6 +82,10 @@ static void on_change(mw_watcher *w, const mw_change *c, void *userdata)
 		free(r->point[i]);
 		r->point[i] = strdup(mw_change_get_mount_point(c));
 		*(mw_change_get_type(c) == MW_CHANGE_MOVED ? &r->moved : &r->changed) += 1;
+		if (mw_change_get_fields(c) & (1U << MW_FIELD_USER_OPTIONS)) {
+			user_options_changes++;
+			user_options_changed = mw_change_get_unique_id(c);
+		}
 		break;
 	case MW_CHANGE_LOST:
 		r->lost++;
@@ -298,6 +305,48 @@ static int run(const char *backend, unsigned n_ops)
 			assert_se(!mw_watcher_get_mount_by_path(w, dir[j]));
 		compare(w, &r, "mounts at odd bytes gone");
 	}
+	{
+		/*
+		 * /run/mount/utab (a tmpfs of this namespace, main()): mount(8)'s
+		 * options, merged by mount ID or by target and root as libmount
+		 * does; a change of utab alone is a CHANGED (USER_OPTIONS).
+		 */
+		char dir[128], line[512];
+		const mw_mount *um;
+		uint64_t id;
+		FILE *f;
+
+		snprintf(dir, sizeof(dir), "%s/u t", base);
+		assert_se(mkdir(dir, 0755) == 0 && mount("u", dir, "tmpfs", 0, "size=64k") == 0);
+		drain(w);
+		um = mw_watcher_get_mount_by_path(w, dir);
+		assert_se(um && strcmp(mw_mount_get_user_options(um), "") == 0);
+		id = mw_mount_get_unique_id(um);
+		user_options_changes = 0;
+		/* As mount(8): a new file renamed over utab; the space escaped as mountinfo does. */
+		snprintf(line, sizeof(line), "ID=%u SRC=u TARGET=%s/u\\040t ROOT=/ OPTS=x-mw.test,_netdev\n",
+			 mw_mount_get_mount_id(um), base);
+		assert_se((f = fopen("/run/mount/utab.new", "we")) && fputs(line, f) >= 0 && fclose(f) == 0);
+		assert_se(rename("/run/mount/utab.new", "/run/mount/utab") == 0);
+		drain(w);
+		um = mw_watcher_get_mount(w, id);
+		assert_se(um && strcmp(mw_mount_get_user_options(um), "x-mw.test,_netdev") == 0);
+		assert_se(user_options_changes == 1 && user_options_changed == id);
+		/* Without an ID: matched by its target (and root). */
+		snprintf(line, sizeof(line), "SRC=u TARGET=%s/u\\040t ROOT=/ OPTS=x-mw.other\n", base);
+		assert_se((f = fopen("/run/mount/utab.new", "we")) && fputs(line, f) >= 0 && fclose(f) == 0);
+		assert_se(rename("/run/mount/utab.new", "/run/mount/utab") == 0);
+		drain(w);
+		assert_se(strcmp(mw_mount_get_user_options(mw_watcher_get_mount(w, id)), "x-mw.other") == 0);
+		assert_se(user_options_changes == 2);
+		assert_se(unlink("/run/mount/utab") == 0);
+		drain(w);
+		assert_se(strcmp(mw_mount_get_user_options(mw_watcher_get_mount(w, id)), "") == 0);
+		assert_se(user_options_changes == 3);
+		assert_se(umount2(dir, 0) == 0);
+		drain(w);
+		compare(w, &r, "a mount with utab options gone");
+	}
 	assert_se(mw_watcher_resync(w, &s) == 0);
 	assert_se(s.added == 0 && s.removed == 0 && s.changed == 0);
 	printf("# %s: %u added, %u removed, %u moved, %u changed, %u losses\n", backend, r.added,
@@ -322,6 +371,11 @@ int main(int argc, char **argv)
 	srand(seed);
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
 		printf("1..0 # SKIP no private mount namespace here (needs root): %s\n", strerror(errno));
+		return 0;
+	}
+	/* A utab of this namespace's own (the host's /run/mount is never written). */
+	if (mount("utab", "/run/mount", "tmpfs", 0, "size=64k") < 0) {
+		printf("1..0 # SKIP cannot mount a tmpfs on /run/mount: %s\n", strerror(errno));
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {

@@ -5,6 +5,7 @@
  * short wait for the second half of a move, and read access to the table.
  */
 #include <stdio.h>
+#include <sys/epoll.h>
 #include <time.h>
 
 #include "log.h"
@@ -38,6 +39,8 @@ int watcher_new_with_backend(mw_watcher **ret, Backend *b, const char *path)
 		return -ENOMEM;
 	w->deadline = UINT64_MAX;
 	w->backend = b;
+	w->epoll_fd = -1;
+	w->utab.inotify_fd = -1;
 	r = path_normalize(path, &w->path);
 	if (r >= 0)
 		r = table_new(&w->table);
@@ -67,6 +70,9 @@ static void watcher_free_now(mw_watcher *w)
 	if (w->backend)
 		w->backend->ops->close(w->backend);
 	table_free(w->table);
+	utab_done(&w->utab);
+	if (w->epoll_fd >= 0)
+		close(w->epoll_fd);
 	counter_mirror_done(&w->mirror);
 	free(w->detached);
 	free(w->path);
@@ -194,7 +200,9 @@ _public_ int mw_watcher_new(mw_watcher **ret, const char *path, const char *back
 	}
 	w->queue_size = queue_size;
 	w->backend_reason = TAKE_PTR(reason);
-	r = watcher_snapshot(w);
+	r = watcher_enable_utab(w, UTAB_DIR);
+	if (r >= 0)
+		r = watcher_snapshot(w);
 	if (r < 0) {
 		mw_watcher_free(w);
 		return r;
@@ -219,6 +227,21 @@ _public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *back
 	r = open_backend(backend, p, queue_size, false, &b, &reason);
 	if (r < 0)
 		return r;
+	if (w->epoll_fd >= 0) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, b->ops->get_fd(b), &ev) < 0) {
+			r = -errno;
+			b->ops->close(b);
+			return r;
+		}
+	}
+	/*
+	 * Out of epoll_fd explicitly: closing an fd removes it only once no
+	 * other fd refers to its file, and its number may come back.
+	 */
+	if (w->epoll_fd >= 0)
+		(void)epoll_ctl(w->epoll_fd, EPOLL_CTL_DEL, w->backend->ops->get_fd(w->backend), NULL);
 	w->backend->ops->close(w->backend);
 	w->backend = b;
 	free(w->path);
@@ -264,7 +287,63 @@ _public_ void mw_watcher_set_change_fn(mw_watcher *w, mw_change_fn fn, void *use
 
 _public_ int mw_watcher_get_fd(const mw_watcher *w)
 {
-	return w->backend->ops->get_fd(w->backend);
+	return w->epoll_fd >= 0 ? w->epoll_fd : w->backend->ops->get_fd(w->backend);
+}
+
+int watcher_enable_utab(mw_watcher *w, const char *dir)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int r;
+
+	r = utab_open(&w->utab, dir);
+	if (r < 0)
+		return r;
+	w->utab_on = true;
+	if (w->utab.inotify_fd < 0)
+		return 0; /* no such directory: nothing to follow, no options */
+	w->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (w->epoll_fd < 0)
+		return -errno;
+	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, w->backend->ops->get_fd(w->backend), &ev) < 0 ||
+	    epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, w->utab.inotify_fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+int watcher_utab_sync(mw_watcher *w)
+{
+	size_t i = 0;
+	Mount *e;
+	int r;
+
+	if (!w->utab_on)
+		return 0;
+	r = utab_check(&w->utab);
+	if (r < 0)
+		return r;
+	if (r > 0)
+		w->utab_dirty = true;
+	if (!w->utab_dirty)
+		return 0;
+	r = utab_read(&w->utab);
+	if (r < 0)
+		return r; /* still dirty: the next call tries again */
+	while (table_iterate(w->table, &i, &e)) {
+		const char *o = utab_options(&w->utab, &e->info);
+		char *t;
+
+		if (streq_ptr(o ?: "", e->info.user_options ?: ""))
+			continue;
+		t = o ? strdup(o) : NULL;
+		if (o && !t)
+			return -ENOMEM;
+		free(e->info.user_options);
+		e->info.user_options = t;
+		watcher_announce(w, MW_CHANGE_CHANGED, e, e->info.unique_id, e->info.mount_point,
+				 1U << MW_FIELD_USER_OPTIONS, NULL);
+	}
+	w->utab_dirty = false;
+	return 0;
 }
 
 _public_ uint64_t mw_watcher_get_timeout(const mw_watcher *w)
@@ -363,6 +442,9 @@ static int watcher_process(mw_watcher *w)
 	int n, r;
 
 	w->announced = 0;
+	r = watcher_utab_sync(w);
+	if (r < 0)
+		return r;
 	while (!lost) {
 		if (total >= PROCESS_MAX_EVENTS) {
 			more = true; /* maybe: the next call finds out */

@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "counters.h"
 #include "table.h"
+#include "utab.h"
 
 /* One change as the callback sees it (mw_change_get_*()). */
 struct mw_change {
@@ -75,6 +76,15 @@ struct mw_watcher {
 	unsigned in_callback;
 	bool free_pending;
 
+	/*
+	 * /run/mount/utab (mw_watcher_new() only: the fake kernel's tests have
+	 * none): its inotify fd and the backend's share epoll_fd, the fd the
+	 * caller polls; utab_dirty until a change of it is applied.
+	 */
+	Utab utab;
+	bool utab_on, utab_dirty;
+	int epoll_fd;
+
 	/* mw_watcher_set_attachment() */
 	void *attachment;
 	void (*attachment_destroy)(void *data);
@@ -84,6 +94,11 @@ struct mw_watcher {
 int watcher_new_with_backend(mw_watcher **ret, Backend *b, const char *path);
 /* The first table: a resync that announces nothing; the generation stays 0. */
 int watcher_snapshot(mw_watcher *w);
+
+/* Follows /run/mount/utab (dir) from now on; its options go into each mount's record. */
+int watcher_enable_utab(mw_watcher *w, const char *dir);
+/* Applies a change of utab: a CHANGED (MW_FIELD_USER_OPTIONS) for each mount whose options differ. */
+int watcher_utab_sync(mw_watcher *w);
 
 /* apply.c */
 bool watcher_has_counters(const mw_watcher *w);

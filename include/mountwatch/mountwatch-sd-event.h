@@ -49,6 +49,13 @@ static inline void mw_sd_event_state_free(void *data)
 	free(st);
 }
 
+/* Drops the sources mw_watcher_attach_event() added (NULL-safe, idempotent). */
+static inline void mw_watcher_detach_event(mw_watcher *w)
+{
+	if (w)
+		mw_watcher_set_attachment(w, NULL, NULL);
+}
+
 /* Arms the timer for the watcher's deadline, or disarms it. Returns 0 or a negative errno. */
 static inline int mw_watcher_event_update(mw_watcher *w)
 {
@@ -96,8 +103,8 @@ static inline int mw_sd_event_on_time(sd_event_source *s, uint64_t usec, void *u
 
 /*
  * Attaches w to event at priority, calling processed (may be NULL) after
- * each mw_watcher_process(). Replaces an earlier attachment. Returns 0 or a
- * negative errno (nothing attached then).
+ * each mw_watcher_process(). Replaces an earlier attachment (dropped first).
+ * Returns 0 or a negative errno (nothing attached then).
  */
 static inline int mw_watcher_attach_event_full(mw_watcher *w, sd_event *event, int64_t priority,
 					       mw_processed_fn processed, void *userdata)
@@ -105,6 +112,8 @@ static inline int mw_watcher_attach_event_full(mw_watcher *w, sd_event *event, i
 	mw_sd_event_state *st;
 	int r;
 
+	/* The old sources first: the fd may be the same one (sd-event refuses it twice). */
+	mw_watcher_detach_event(w);
 	st = (mw_sd_event_state *)calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
@@ -130,13 +139,6 @@ static inline int mw_watcher_attach_event_full(mw_watcher *w, sd_event *event, i
 static inline int mw_watcher_attach_event(mw_watcher *w, sd_event *event, int64_t priority)
 {
 	return mw_watcher_attach_event_full(w, event, priority, NULL, NULL);
-}
-
-/* Drops the sources mw_watcher_attach_event() added (NULL-safe, idempotent). */
-static inline void mw_watcher_detach_event(mw_watcher *w)
-{
-	if (w)
-		mw_watcher_set_attachment(w, NULL, NULL);
 }
 
 #endif

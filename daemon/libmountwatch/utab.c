@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* /run/mount/utab, read, matched and followed: see utab.h. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/inotify.h>
+
+#include "utab.h"
+#include "util.h"
+
+static void entries_free(UtabEntry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(e[i].target);
+		free(e[i].root);
+		free(e[i].opts);
+	}
+	free(e);
+}
+
+void utab_done(Utab *u)
+{
+	if (u->inotify_fd >= 0)
+		close(u->inotify_fd);
+	free(u->path);
+	entries_free(u->entries, u->n);
+	*u = (Utab){ .inotify_fd = -1 };
+}
+
+/* A value up to the next space, unescaped (mountinfo's \ooo). */
+static char *value_dup(const char *p)
+{
+	char *v = strndup(p, strcspn(p, " \n"));
+
+	return v ? unescape_octal(v) : NULL;
+}
+
+/* One line into *e (zeroed); -ENOMEM, or -EINVAL for a line without TARGET. */
+static int parse_line(const char *line, UtabEntry *e)
+{
+	for (const char *p = line; *p;) {
+		char **field = NULL;
+		const char *v = NULL;
+
+		while (*p == ' ')
+			p++;
+		if (!*p || *p == '\n')
+			break;
+		if (strncmp(p, "ID=", 3) == 0) {
+			char *end;
+			unsigned long long id = strtoull(p + 3, &end, 10);
+
+			if ((*end == ' ' || *end == '\n' || !*end) && id <= UINT32_MAX)
+				e->id = (uint32_t)id;
+		} else if (strncmp(p, "TARGET=", 7) == 0) {
+			field = &e->target, v = p + 7;
+		} else if (strncmp(p, "ROOT=", 5) == 0) {
+			field = &e->root, v = p + 5;
+		} else if (strncmp(p, "OPTS=", 5) == 0) {
+			field = &e->opts, v = p + 5;
+		}
+		if (field && !*field) {
+			*field = value_dup(v);
+			if (!*field)
+				return -ENOMEM;
+		}
+		p += strcspn(p, " \n");
+	}
+	return e->target ? 0 : -EINVAL;
+}
+
+int utab_read(Utab *u)
+{
+	_cleanup_free_ char *line = NULL;
+	UtabEntry *l = NULL;
+	size_t n = 0, size = 0;
+	FILE *f;
+	int r = 0;
+
+	f = fopen(u->path, "re");
+	if (!f && errno != ENOENT)
+		return -errno;
+	while (f && r >= 0 && getline(&line, &size, f) >= 0) {
+		UtabEntry e = {}, *t;
+
+		if (line[0] == '#')
+			continue;
+		r = parse_line(line, &e);
+		if (r >= 0) {
+			t = realloc(l, (n + 1) * sizeof(*l));
+			if (t) {
+				l = t;
+				l[n++] = e;
+				continue;
+			}
+			r = -ENOMEM;
+		}
+		free(e.target);
+		free(e.root);
+		free(e.opts);
+		if (r == -EINVAL)
+			r = 0; /* as libmount: a line it cannot use is skipped */
+	}
+	if (r >= 0 && f && ferror(f))
+		r = -EIO;
+	if (f)
+		fclose(f);
+	if (r < 0) {
+		entries_free(l, n);
+		return r;
+	}
+	entries_free(u->entries, u->n);
+	u->entries = l;
+	u->n = n;
+	return 0;
+}
+
+int utab_open(Utab *u, const char *dir)
+{
+	*u = (Utab){ .inotify_fd = -1 };
+	if (asprintf(&u->path, "%s/" UTAB_NAME, dir) < 0) {
+		u->path = NULL;
+		return -ENOMEM;
+	}
+	u->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (u->inotify_fd < 0) {
+		int r = -errno;
+
+		utab_done(u);
+		return r;
+	}
+	/* mount(8) writes utab to a temporary file and renames it; it is never written in place. */
+	if (inotify_add_watch(u->inotify_fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR) < 0) {
+		int r = -errno;
+
+		close(u->inotify_fd);
+		u->inotify_fd = -1;
+		if (r != -ENOENT && r != -ENOTDIR) {
+			utab_done(u);
+			return r;
+		}
+	}
+	return utab_read(u) < 0 ? (utab_done(u), -ENOMEM) : 0;
+}
+
+int utab_check(Utab *u)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int changed = 0;
+
+	if (u->inotify_fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t n = read(u->inotify_fd, buf, sizeof(buf));
+
+		if (n < 0)
+			return errno == EAGAIN ? changed : -errno;
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			if (ev->len > 0 && strcmp(ev->name, UTAB_NAME) == 0)
+				changed = 1;
+			if (ev->mask & IN_Q_OVERFLOW)
+				changed = 1;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+}
+
+const char *utab_options(const Utab *u, const MountInfo *info)
+{
+	/* The mount ID where utab has it; else the target (and root, if given), as libmount. */
+	for (size_t i = 0; i < u->n; i++)
+		if (u->entries[i].id && u->entries[i].id == info->mnt_id)
+			return u->entries[i].opts;
+	for (size_t i = 0; i < u->n; i++)
+		if (!u->entries[i].id && streq_ptr(u->entries[i].target, info->mount_point) &&
+		    (!u->entries[i].root || streq_ptr(u->entries[i].root, info->root)))
+			return u->entries[i].opts;
+	return NULL;
+}

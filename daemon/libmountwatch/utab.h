@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * /run/mount/utab: what mount(8) keeps about a mount that the kernel does
+ * not (libmount's userspace mount table: _netdev, x-*, user=...), one line
+ * per mount, "ID=<mount ID> SRC=... TARGET=... ROOT=... OPTS=..." with
+ * mountinfo's octal escapes. Read as libmount's mnt_parse_utab_line() does,
+ * matched to a mount as mnt_table_merge_user_fs() does (the mount ID, else
+ * the target and root), and followed by inotify on its directory, as
+ * libmount's userspace monitor follows it.
+ */
+#ifndef MOUNTWATCH_UTAB_H
+#define MOUNTWATCH_UTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mount-info.h"
+
+#define UTAB_DIR "/run/mount"
+#define UTAB_NAME "utab"
+
+typedef struct UtabEntry {
+	uint32_t id; /* 0: none given */
+	char *target, *root, *opts;
+} UtabEntry;
+
+typedef struct Utab {
+	int inotify_fd; /* -1: not followed (no such directory) */
+	char *path;
+	UtabEntry *entries;
+	size_t n;
+} Utab;
+
+/* Follows dir/utab and reads it. Returns 0 (a missing directory or file is an empty table) or -errno. */
+int utab_open(Utab *u, const char *dir);
+void utab_done(Utab *u);
+/* Reads the file again (missing: empty). On failure the old entries stay. */
+int utab_read(Utab *u);
+/*
+ * Drains the inotify fd: 1 if utab may have changed, 0 if not, or -errno.
+ */
+int utab_check(Utab *u);
+/* The options of the entry for info, or NULL. */
+const char *utab_options(const Utab *u, const MountInfo *info);
+
+#endif
