@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 /*
@@ -87,6 +88,9 @@ struct mw_mnt_id_req {
 	uint64_t param;             /* statmount: the mask; listmount: the last ID listed */
 	uint64_t mnt_ns_id;
 };
+
+/* ioctl on an nsfs fd: the namespace's 64-bit ID (6.11), what mnt_ns_id takes. */
+#define MW_NS_GET_MNTNS_ID _IOR(0xb7, 0x5, uint64_t)
 
 #define MW_MNT_ID_REQ_SIZE_VER0 24
 #define MW_MNT_ID_REQ_SIZE_VER1 32

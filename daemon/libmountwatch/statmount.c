@@ -16,12 +16,15 @@ void statmount_buf_done(StatmountBuf *b)
 	*b = (StatmountBuf){};
 }
 
+__thread uint64_t statmount_mnt_ns_id;
+
 int statmount_get(uint64_t unique_id, uint64_t mask, StatmountBuf *b)
 {
 	struct mw_mnt_id_req req = {
-		.size = MW_MNT_ID_REQ_SIZE_VER0,
+		.size = statmount_mnt_ns_id ? MW_MNT_ID_REQ_SIZE_VER1 : MW_MNT_ID_REQ_SIZE_VER0,
 		.mnt_id = unique_id,
 		.param = mask,
+		.mnt_ns_id = statmount_mnt_ns_id,
 	};
 
 	if (!b->sm) {
@@ -151,9 +154,10 @@ int statmount_query(uint64_t unique_id, StatmountBuf *b, MountInfo *ret)
 static long listmount_chunk(uint64_t below, uint64_t last, uint64_t *ids, size_t n)
 {
 	struct mw_mnt_id_req req = {
-		.size = MW_MNT_ID_REQ_SIZE_VER0,
+		.size = statmount_mnt_ns_id ? MW_MNT_ID_REQ_SIZE_VER1 : MW_MNT_ID_REQ_SIZE_VER0,
 		.mnt_id = below,
 		.param = last,
+		.mnt_ns_id = statmount_mnt_ns_id,
 	};
 
 	return syscall(__NR_listmount, &req, ids, n, 0);

@@ -52,6 +52,14 @@ void statmount_buf_done(StatmountBuf *b);
  * says what the kernel filled). Returns 0, -ENOENT if there is no such mount
  * (it was unmounted), -ENOSYS on kernels before 6.8, else -errno.
  */
+/*
+ * The mount namespace statmount(2) and listmount(2) ask about: 0 for the
+ * caller's, else a namespace ID (NS_GET_MNTNS_ID). The watcher sets it
+ * around its backend's calls (mw_watcher_new_ns()); per thread, as a
+ * watcher is used from one thread.
+ */
+extern __thread uint64_t statmount_mnt_ns_id;
+
 int statmount_get(uint64_t unique_id, uint64_t mask, StatmountBuf *b);
 
 /*

@@ -361,6 +361,78 @@ static int run(const char *backend, unsigned n_ops)
 	return 0;
 }
 
+/* A mount of path in the namespace of ns_fd (then back in self's); umount if fstype is NULL. */
+static void mount_in(int ns_fd, int self, const char *path, const char *fstype)
+{
+	assert_se(setns(ns_fd, CLONE_NEWNS) == 0);
+	if (fstype)
+		assert_se(mount("other", path, fstype, 0, "size=64k") == 0);
+	else
+		assert_se(umount2(path, 0) == 0);
+	assert_se(setns(self, CLONE_NEWNS) == 0);
+}
+
+/*
+ * mw_watcher_new_ns(): a second namespace with a mount of its own (and
+ * without ours) is watched from this one; its changes are followed, ours
+ * are not, and the caller is back in its namespace. Returns -EOPNOTSUPP if
+ * the backend or the kernel cannot.
+ */
+static int run_ns(const char *backend)
+{
+	char a_only[128], b_only[128], later[128], self_ns[64], now_ns[64];
+	int self, other, k;
+	mw_watcher *w;
+
+	snprintf(a_only, sizeof(a_only), "%s/ns-a", base);
+	snprintf(b_only, sizeof(b_only), "%s/ns-b", base);
+	snprintf(later, sizeof(later), "%s/ns-later", base);
+	assert_se(mkdir(a_only, 0755) == 0 && mkdir(b_only, 0755) == 0 && mkdir(later, 0755) == 0);
+	self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	assert_se(self >= 0 && readlink("/proc/self/ns/mnt", self_ns, sizeof(self_ns)) > 0);
+	/* B: a copy of ours, then a mount of its own. */
+	assert_se(unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	other = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	assert_se(other >= 0 && setns(self, CLONE_NEWNS) == 0);
+	mount_in(other, self, b_only, "tmpfs");
+	assert_se(mount("ours", a_only, "tmpfs", 0, "size=64k") == 0);
+
+	k = mw_watcher_new_ns(&w, other, base, backend, 0);
+	if (k == 0) {
+		/* Not a mount namespace: a network one, and a plain file. */
+		int net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		int file = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		mw_watcher *x = NULL;
+
+		assert_se(net >= 0 && file >= 0);
+		assert_se(mw_watcher_new_ns(&x, net, base, backend, 0) == -EINVAL && !x);
+		assert_se(mw_watcher_new_ns(&x, file, base, backend, 0) == -EINVAL && !x);
+		close(net);
+		close(file);
+	}
+	if (k == -EOPNOTSUPP || k == -EINVAL)
+		goto out;
+	assert_se(k == 0);
+	memset(now_ns, 0, sizeof(now_ns));
+	assert_se(readlink("/proc/self/ns/mnt", now_ns, sizeof(now_ns)) > 0 && strcmp(now_ns, self_ns) == 0);
+	assert_se(mw_watcher_get_mount_by_path(w, b_only));
+	assert_se(!mw_watcher_get_mount_by_path(w, a_only));
+	mount_in(other, self, later, "tmpfs");
+	drain(w);
+	assert_se(mw_watcher_get_mount_by_path(w, later));
+	assert_se(umount2(a_only, 0) == 0); /* ours: nothing to see there */
+	mount_in(other, self, later, NULL);
+	drain(w);
+	assert_se(!mw_watcher_get_mount_by_path(w, later) && mw_watcher_get_mount_by_path(w, b_only));
+	mw_watcher_free(w);
+	k = 0;
+out:
+	(void)umount2(a_only, 0);
+	close(other);
+	close(self);
+	return k;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const backends[] = { "watch_queue", "fanotify", "mountinfo" };
@@ -391,6 +463,16 @@ int main(int argc, char **argv)
 		else
 			printf("ok %u - %s: table equal to libmount's after every burst, changes replay to it\n",
 			       n, backends[i]);
+		assert_se(mount("base", base, "tmpfs", 0, "size=1m") == 0);
+		k = run_ns(backends[i]);
+		n++;
+		if (k == -EOPNOTSUPP || k == -EINVAL)
+			printf("ok %u - %s in another namespace # SKIP this kernel (or build) lacks it\n", n,
+			       backends[i]);
+		else
+			printf("ok %u - %s in another namespace (mw_watcher_new_ns): its mounts, not ours\n", n,
+			       backends[i]);
+		(void)umount2(base, MNT_DETACH);
 		(void)umount2(base, MNT_DETACH);
 		(void)rmdir(base);
 	}

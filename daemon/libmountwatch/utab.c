@@ -21,9 +21,10 @@ void utab_done(Utab *u)
 {
 	if (u->inotify_fd >= 0)
 		close(u->inotify_fd);
-	free(u->path);
+	if (u->dir_fd >= 0)
+		close(u->dir_fd);
 	entries_free(u->entries, u->n);
-	*u = (Utab){ .inotify_fd = -1 };
+	*u = (Utab){ .inotify_fd = -1, .dir_fd = -1 };
 }
 
 /* A value up to the next space, unescaped (mountinfo's \ooo). */
@@ -76,7 +77,17 @@ int utab_read(Utab *u)
 	FILE *f;
 	int r = 0;
 
-	f = fopen(u->path, "re");
+	/* By the directory opened at utab_open(): the namespace's, not the caller's now. */
+	if (u->dir_fd >= 0) {
+		int fd = openat(u->dir_fd, UTAB_NAME, O_RDONLY | O_CLOEXEC);
+
+		f = fd >= 0 ? fdopen(fd, "re") : NULL;
+		if (fd >= 0 && !f)
+			close(fd);
+	} else {
+		f = NULL;
+		errno = ENOENT;
+	}
 	if (!f && errno != ENOENT)
 		return -errno;
 	while (f && r >= 0 && getline(&line, &size, f) >= 0) {
@@ -116,22 +127,19 @@ int utab_read(Utab *u)
 
 int utab_open(Utab *u, const char *dir)
 {
-	*u = (Utab){ .inotify_fd = -1 };
-	if (asprintf(&u->path, "%s/" UTAB_NAME, dir) < 0) {
-		u->path = NULL;
-		return -ENOMEM;
-	}
+	int r;
+
+	*u = (Utab){ .inotify_fd = -1, .dir_fd = -1 };
+	u->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	u->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (u->inotify_fd < 0) {
-		int r = -errno;
-
+		r = -errno;
 		utab_done(u);
 		return r;
 	}
 	/* mount(8) writes utab to a temporary file and renames it; it is never written in place. */
 	if (inotify_add_watch(u->inotify_fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR) < 0) {
-		int r = -errno;
-
+		r = -errno;
 		close(u->inotify_fd);
 		u->inotify_fd = -1;
 		if (r != -ENOENT && r != -ENOTDIR) {
@@ -139,7 +147,10 @@ int utab_open(Utab *u, const char *dir)
 			return r;
 		}
 	}
-	return utab_read(u) < 0 ? (utab_done(u), -ENOMEM) : 0;
+	r = utab_read(u);
+	if (r < 0)
+		utab_done(u);
+	return r;
 }
 
 int utab_check(Utab *u)

@@ -27,7 +27,7 @@ typedef struct UtabEntry {
 
 typedef struct Utab {
 	int inotify_fd; /* -1: not followed (no such directory) */
-	char *path;
+	int dir_fd;     /* the directory, opened in the watcher's namespace; -1: none */
 	UtabEntry *entries;
 	size_t n;
 } Utab;

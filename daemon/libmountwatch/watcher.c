@@ -4,11 +4,16 @@
  * watcher's lifecycle, the choice of backend, batches of events and the
  * short wait for the second half of a move, and read access to the table.
  */
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <linux/nsfs.h>
 
 #include "log.h"
+#include "statmount.h"
 #include "util.h"
 #include "watcher.h"
 
@@ -40,7 +45,8 @@ int watcher_new_with_backend(mw_watcher **ret, Backend *b, const char *path)
 	w->deadline = UINT64_MAX;
 	w->backend = b;
 	w->epoll_fd = -1;
-	w->utab.inotify_fd = -1;
+	w->mntns_fd = -1;
+	w->utab.inotify_fd = w->utab.dir_fd = -1;
 	r = path_normalize(path, &w->path);
 	if (r >= 0)
 		r = table_new(&w->table);
@@ -73,6 +79,8 @@ static void watcher_free_now(mw_watcher *w)
 	utab_done(&w->utab);
 	if (w->epoll_fd >= 0)
 		close(w->epoll_fd);
+	if (w->mntns_fd >= 0)
+		close(w->mntns_fd);
 	counter_mirror_done(&w->mirror);
 	free(w->detached);
 	free(w->path);
@@ -181,44 +189,122 @@ _public_ int mw_watcher_probe(const char *backend, char **ret)
 	return open_backend(backend, "/", 0, true, NULL, ret);
 }
 
-_public_ int mw_watcher_new(mw_watcher **ret, const char *path, const char *backend, unsigned queue_size)
+/*
+ * Runs in the mount namespace of ns_fd (-1: stays): the calling thread
+ * enters it, and *ret_self is an fd of the one it left (ns_leave() goes
+ * back). setns(2) into a mount namespace needs a thread that shares no
+ * filesystem attributes: the thread's are unshared first if needed.
+ */
+static int ns_enter(int ns_fd, int *ret_self)
+{
+	int self, r;
+
+	*ret_self = -1;
+	if (ns_fd < 0)
+		return 0;
+	self = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return -errno;
+	r = setns(ns_fd, CLONE_NEWNS);
+	if (r < 0 && errno == EINVAL && unshare(CLONE_FS) == 0)
+		r = setns(ns_fd, CLONE_NEWNS);
+	if (r < 0) {
+		r = -errno;
+		close(self);
+		return r;
+	}
+	*ret_self = self;
+	return 0;
+}
+
+static void ns_leave(int self)
+{
+	if (self < 0)
+		return;
+	/* Going back where we were allowed to be cannot fail but for a lack of memory. */
+	if (setns(self, CLONE_NEWNS) < 0)
+		lib_debug_errno(errno, "Failed to return to the caller's mount namespace: %m");
+	close(self);
+}
+
+/* statmount_mnt_ns_id for the length of one public call; returns the value to restore. */
+static uint64_t ns_id_enter(const mw_watcher *w)
+{
+	uint64_t old = statmount_mnt_ns_id;
+
+	statmount_mnt_ns_id = w->mnt_ns_id;
+	return old;
+}
+
+static int watcher_new(mw_watcher **ret, int mntns_fd, uint64_t mnt_ns_id, const char *path,
+		       const char *backend, unsigned queue_size)
 {
 	_cleanup_free_ char *reason = NULL;
 	mw_watcher *w;
 	Backend *b = NULL;
-	int r;
+	int self, r;
 
 	if (!ret || !path || path[0] != '/')
 		return -EINVAL;
-	r = open_backend(backend, path, queue_size, false, &b, &reason);
+	r = ns_enter(mntns_fd, &self);
 	if (r < 0)
 		return r;
-	r = watcher_new_with_backend(&w, b, path);
-	if (r < 0) {
-		b->ops->close(b);
-		return r;
+	statmount_mnt_ns_id = mnt_ns_id;
+	r = open_backend(backend, path, queue_size, false, &b, &reason);
+	if (r >= 0) {
+		r = watcher_new_with_backend(&w, b, path);
+		if (r < 0)
+			b->ops->close(b);
 	}
-	w->queue_size = queue_size;
-	w->backend_reason = TAKE_PTR(reason);
-	r = watcher_enable_utab(w, UTAB_DIR);
-	if (r >= 0)
-		r = watcher_snapshot(w);
-	if (r < 0) {
-		mw_watcher_free(w);
-		return r;
+	if (r >= 0) {
+		w->mnt_ns_id = mnt_ns_id;
+		w->queue_size = queue_size;
+		w->backend_reason = TAKE_PTR(reason);
+		r = watcher_enable_utab(w, UTAB_DIR);
+		if (r >= 0)
+			r = watcher_snapshot(w);
+		if (r >= 0 && mntns_fd >= 0) {
+			w->mntns_fd = fcntl(mntns_fd, F_DUPFD_CLOEXEC, 3);
+			if (w->mntns_fd < 0)
+				r = -errno;
+		}
+		if (r < 0)
+			mw_watcher_free(w);
 	}
+	statmount_mnt_ns_id = 0;
+	ns_leave(self);
+	if (r < 0)
+		return r;
 	*ret = w;
 	return 0;
 }
 
-_public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *backend, unsigned queue_size)
+_public_ int mw_watcher_new_ns(mw_watcher **ret, int mntns_fd, const char *path, const char *backend,
+			       unsigned queue_size)
+{
+	uint64_t id = 0;
+
+	if (mntns_fd >= 0) {
+		if (ioctl(mntns_fd, NS_GET_NSTYPE) != CLONE_NEWNS)
+			return -EINVAL;
+		/* statmount(2)/listmount(2) need its ID (6.11), or they would ask about ours. */
+		if (ioctl(mntns_fd, MW_NS_GET_MNTNS_ID, &id) < 0)
+			return errno == ENOTTY || errno == EINVAL ? -EOPNOTSUPP : -errno;
+	}
+	return watcher_new(ret, mntns_fd, id, path, backend, queue_size);
+}
+
+_public_ int mw_watcher_new(mw_watcher **ret, const char *path, const char *backend, unsigned queue_size)
+{
+	return watcher_new(ret, -1, 0, path, backend, queue_size);
+}
+
+static int watcher_reopen(mw_watcher *w, const char *path, const char *backend, unsigned queue_size)
 {
 	_cleanup_free_ char *reason = NULL, *p = NULL;
 	Backend *b = NULL;
 	int r;
 
-	if (w->in_callback)
-		return -EBUSY;
 	if (!path || path[0] != '/')
 		return -EINVAL;
 	r = path_normalize(path, &p);
@@ -261,7 +347,25 @@ _public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *back
 	 * and mw_watcher_get_resync_error() says so meanwhile.
 	 */
 	(void)watcher_resync(w, NULL, true);
-	return watcher_leave(w, 0);
+	return 0;
+}
+
+_public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *backend, unsigned queue_size)
+{
+	uint64_t old;
+	int self, r;
+
+	if (w->in_callback)
+		return -EBUSY;
+	/* The new watch is armed in the watcher's namespace, as the first. */
+	r = ns_enter(w->mntns_fd, &self);
+	if (r < 0)
+		return r;
+	old = ns_id_enter(w);
+	r = watcher_reopen(w, path, backend, queue_size);
+	statmount_mnt_ns_id = old;
+	ns_leave(self);
+	return watcher_leave(w, r);
 }
 
 _public_ const char *mw_watcher_get_backend(const mw_watcher *w)
@@ -491,16 +595,28 @@ static int watcher_process(mw_watcher *w)
 
 _public_ int mw_watcher_process(mw_watcher *w)
 {
+	uint64_t old;
+	int r;
+
 	if (w->in_callback)
 		return -EBUSY;
-	return watcher_leave(w, watcher_process(w));
+	old = ns_id_enter(w);
+	r = watcher_process(w);
+	statmount_mnt_ns_id = old;
+	return watcher_leave(w, r);
 }
 
 _public_ int mw_watcher_resync(mw_watcher *w, struct mw_resync_stats *ret)
 {
+	uint64_t old;
+	int r;
+
 	if (w->in_callback)
 		return -EBUSY;
-	return watcher_leave(w, watcher_resync(w, ret, true));
+	old = ns_id_enter(w);
+	r = watcher_resync(w, ret, true);
+	statmount_mnt_ns_id = old;
+	return watcher_leave(w, r);
 }
 
 _public_ size_t mw_watcher_count(const mw_watcher *w)

@@ -85,6 +85,14 @@ struct mw_watcher {
 	bool utab_on, utab_dirty;
 	int epoll_fd;
 
+	/*
+	 * mw_watcher_new_ns(): the namespace's ID for statmount/listmount
+	 * (statmount_mnt_ns_id, set around each public call that reaches the
+	 * backend) and its fd for a reopen; 0 / -1: the caller's namespace.
+	 */
+	uint64_t mnt_ns_id;
+	int mntns_fd;
+
 	/* mw_watcher_set_attachment() */
 	void *attachment;
 	void (*attachment_destroy)(void *data);

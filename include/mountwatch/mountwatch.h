@@ -137,6 +137,20 @@ typedef void (*mw_change_fn)(mw_watcher *w, const mw_change *c, void *userdata);
  */
 int mw_watcher_new(mw_watcher **ret, const char *path, const char *backend, unsigned queue_size);
 
+/*
+ * As mw_watcher_new(), in the mount namespace of mntns_fd (an nsfs fd, as
+ * open("/proc/PID/ns/mnt") gives; -1: the caller's), as libmount's
+ * mnt_monitor_enable_fanotify(mn, enable, ns_fd). path is resolved there,
+ * and utab is that namespace's. The calling thread enters the namespace
+ * while the watch is opened (and reopened) and returns to its own; that
+ * needs CAP_SYS_ADMIN, and a thread that shares filesystem attributes with
+ * others has them unshared (unshare(CLONE_FS)). Later calls ask the kernel
+ * about that namespace by its ID. -EINVAL if mntns_fd is not a mount
+ * namespace; -EOPNOTSUPP on a kernel that cannot name one (before 6.11).
+ */
+int mw_watcher_new_ns(mw_watcher **ret, int mntns_fd, const char *path, const char *backend,
+		      unsigned queue_size);
+
 /* Closes the watch and frees w (refs taken with mw_mount_ref() stay). Returns NULL. */
 mw_watcher *mw_watcher_free(mw_watcher *w);
 
