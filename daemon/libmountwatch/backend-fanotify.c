@@ -127,6 +127,8 @@ static int fan_open(Backend **ret, const char *path, unsigned queue_size, const 
 	if (r < 0)
 		goto fail;
 	r = fanotify_watch_new(&b->watch, RESCAN_INTERVAL_USEC);
+	if (r >= 0)
+		fanotify_watch_set_verify(b->watch, PROPAGATION_VERIFY_USEC);
 	if (r == -EOPNOTSUPP) {
 		*why = "fanotify mount events and statmount's sb_source need Linux 6.15";
 		goto fail;

@@ -27,6 +27,7 @@
 #include <sys/epoll.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 
 #include "backend.h"
 #include "hashmap.h"
@@ -69,6 +70,12 @@ typedef struct MountinfoBackend {
 	 * epoll, the caller's readiness check polls fd and takes its change mark.
 	 */
 	int probe_fd;
+	/*
+	 * In epfd: the next verification (PROPAGATION_VERIFY_USEC), a re-read
+	 * without a change mark, as a propagation change sets none.
+	 */
+	int timer_fd;
+	uint64_t verify_due;
 	uint64_t next_id;
 	bool kernel_ids; /* listmount(2) + statmount(2) give the unique IDs */
 	MiTable table;
@@ -101,6 +108,8 @@ static Backend *mi_close(Backend *base)
 		(void)close(b->epfd);
 	if (b->probe_fd >= 0)
 		(void)close(b->probe_fd);
+	if (b->timer_fd >= 0)
+		(void)close(b->timer_fd);
 	mi_table_done(&b->table);
 	free(b->buf);
 	free(b->queue);
@@ -278,6 +287,19 @@ static int parse(MountinfoBackend *b, const MiTable *old, MiTable *t)
 	return 0;
 }
 
+/* The next verification, PROPAGATION_VERIFY_USEC from now. -1 with errno on failure. */
+static int arm_verify(MountinfoBackend *b)
+{
+	struct itimerspec its = {};
+	uint64_t v;
+
+	(void)!read(b->timer_fd, &v, sizeof(v)); /* a past expiry */
+	b->verify_due = now_usec() + PROPAGATION_VERIFY_USEC;
+	its.it_value.tv_sec = (time_t)(b->verify_due / 1000000);
+	its.it_value.tv_nsec = (long)(b->verify_due % 1000000) * 1000;
+	return timerfd_settime(b->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
 static int mi_open(Backend **ret, const char *path, unsigned queue_size, const char **why)
 {
 	struct epoll_event ev = { .events = EPOLLPRI };
@@ -292,7 +314,7 @@ static int mi_open(Backend **ret, const char *path, unsigned queue_size, const c
 		return -ENOMEM;
 	b->base.ops = &backend_mountinfo_ops;
 	b->next_id = ASSIGNED_ID_BASE;
-	b->epfd = -1;
+	b->epfd = b->timer_fd = -1;
 	b->probe_fd = open(MOUNTINFO_PATH, O_RDONLY | O_CLOEXEC);
 	b->fd = b->probe_fd < 0 ? -1 : open(MOUNTINFO_PATH, O_RDONLY | O_CLOEXEC);
 	if (b->fd < 0) {
@@ -305,6 +327,13 @@ static int mi_open(Backend **ret, const char *path, unsigned queue_size, const c
 	}
 	b->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (b->epfd < 0 || epoll_ctl(b->epfd, EPOLL_CTL_ADD, b->fd, &ev) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	b->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (b->timer_fd < 0 ||
+	    epoll_ctl(b->epfd, EPOLL_CTL_ADD, b->timer_fd, &(struct epoll_event){ .events = EPOLLIN }) < 0 ||
+	    arm_verify(b) < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -426,8 +455,11 @@ static int mi_read_events(Backend *base, MountEvent *events, size_t n_max)
 		(void)epoll_wait(b->epfd, &ev, 1, 0);
 		if (poll(&probe, 1, 0) < 0)
 			return errno == EINTR ? 0 : -errno;
-		if (!(probe.revents & POLLPRI))
+		if (!(probe.revents & POLLPRI) && now_usec() < b->verify_due)
 			return 0;
+		/* A change, or the time to look for one that set no mark (propagation). */
+		if (arm_verify(b) < 0)
+			return -errno;
 		if (rescan(b) < 0) {
 			events[0] = (MountEvent){ .type = MOUNT_EVENT_LOSS };
 			return 1;

@@ -37,6 +37,7 @@ struct FanotifyWatch {
 	uint64_t last_rescan;
 	bool rescan_pending;
 	bool timer_armed;
+	uint64_t verify_interval, verify_due; /* fanotify_watch_set_verify() */
 	uint64_t n_events, n_rescans;
 	/* Bytes read from fanotify and not yet handed out. */
 	size_t pos, len;
@@ -235,6 +236,12 @@ static int arm_timer(FanotifyWatch *w, uint64_t at)
 	return 0;
 }
 
+void fanotify_watch_set_verify(FanotifyWatch *w, uint64_t interval_usec)
+{
+	w->verify_interval = interval_usec;
+	w->verify_due = now_usec() + interval_usec;
+}
+
 int fanotify_watch_read(FanotifyWatch *w, FanotifyEvent *events, size_t n_max)
 {
 	struct pollfd probe = { .fd = w->probe_fd, .events = POLLPRI };
@@ -245,6 +252,8 @@ int fanotify_watch_read(FanotifyWatch *w, FanotifyEvent *events, size_t n_max)
 	/* Before reading the queue: a change after this poll is seen by the next one. */
 	if (poll(&probe, 1, 0) > 0 && (probe.revents & POLLPRI))
 		w->rescan_pending = true;
+	if (w->verify_interval && now_usec() >= w->verify_due)
+		w->rescan_pending = true; /* what no wake-up says: propagation */
 
 	/* What the last rescan found and did not hand out yet. */
 	while (n < n_max && w->i_changed < w->n_changed)
@@ -309,6 +318,7 @@ int fanotify_watch_read(FanotifyWatch *w, FanotifyEvent *events, size_t n_max)
 				return r;
 			w->rescan_pending = false;
 			w->last_rescan = now;
+			w->verify_due = now + w->verify_interval;
 			w->n_rescans++;
 			while (n < n_max && w->i_changed < w->n_changed)
 				events[n++] = (FanotifyEvent){
@@ -322,6 +332,13 @@ int fanotify_watch_read(FanotifyWatch *w, FanotifyEvent *events, size_t n_max)
 			if (r < 0)
 				return r;
 		}
+	}
+	/* Idle: the next verification wakes the caller through the timer. */
+	if (drained && !w->rescan_pending && w->verify_interval && !w->timer_armed) {
+		int r = arm_timer(w, w->verify_due);
+
+		if (r < 0)
+			return r;
 	}
 	return (int)n;
 }

@@ -61,6 +61,12 @@ typedef struct FanotifyWatch FanotifyWatch;
  * in the namespace's user namespace, else -errno.
  */
 int fanotify_watch_new(FanotifyWatch **ret, uint64_t rescan_interval_usec);
+/*
+ * Rescans every interval_usec even without a wake-up (0: never): the kernel
+ * signals neither fanotify nor a mountinfo change for a propagation change
+ * (mount --make-shared), so this low-rate digest compare is how one is seen.
+ */
+void fanotify_watch_set_verify(FanotifyWatch *w, uint64_t interval_usec);
 FanotifyWatch *fanotify_watch_free(FanotifyWatch *w);
 void fanotify_watch_freep(FanotifyWatch **w);
 

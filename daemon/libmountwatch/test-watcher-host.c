@@ -347,6 +347,45 @@ static int run(const char *backend, unsigned n_ops)
 		drain(w);
 		compare(w, &r, "a mount with utab options gone");
 	}
+	{
+		/*
+		 * A propagation change posts no event and no mountinfo change:
+		 * every backend reports it anyway, the fanotify and mountinfo
+		 * ones by their verification every few seconds.
+		 */
+		char dir[128];
+		const mw_mount *pm;
+		uint64_t id, t0 = (uint64_t)time(NULL);
+
+		snprintf(dir, sizeof(dir), "%s/prop", base);
+		assert_se(mkdir(dir, 0755) == 0 && mount("p", dir, "tmpfs", 0, "size=64k") == 0);
+		drain(w);
+		assert_se((pm = mw_watcher_get_mount_by_path(w, dir)));
+		id = mw_mount_get_unique_id(pm);
+		assert_se(mw_mount_get_propagation(pm) == MW_PROPAGATION_PRIVATE);
+		assert_se(mount(NULL, dir, NULL, MS_SHARED, NULL) == 0);
+		while ((uint64_t)time(NULL) < t0 + 15 &&
+		       mw_mount_get_propagation(mw_watcher_get_mount(w, id)) != MW_PROPAGATION_SHARED) {
+			struct pollfd p = { .fd = mw_watcher_get_fd(w), .events = POLLIN };
+
+			assert_se(poll(&p, 1, 500) >= 0 && mw_watcher_process(w) >= 0);
+		}
+		assert_se(mw_mount_get_propagation(mw_watcher_get_mount(w, id)) == MW_PROPAGATION_SHARED);
+		assert_se(mw_mount_get_peer_group(mw_watcher_get_mount(w, id)) > 0);
+		printf("# %s: mount --make-shared reported after %" PRIu64 " s\n", backend,
+		       (uint64_t)time(NULL) - t0);
+		assert_se(umount2(dir, 0) == 0);
+		drain(w);
+	}
+	/* Every backend refuses a path that is not there, with the same error. */
+	{
+		mw_watcher *x = NULL;
+		char missing[128];
+
+		snprintf(missing, sizeof(missing), "%s/not-there", base);
+		assert_se(mw_watcher_new(&x, missing, backend, 0) == -ENOENT && !x);
+		assert_se(mw_watcher_new(&x, "relative", backend, 0) == -EINVAL && !x);
+	}
 	assert_se(mw_watcher_resync(w, &s) == 0);
 	assert_se(s.added == 0 && s.removed == 0 && s.changed == 0);
 	printf("# %s: %u added, %u removed, %u moved, %u changed, %u losses\n", backend, r.added,

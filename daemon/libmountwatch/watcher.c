@@ -142,6 +142,12 @@ static int open_backend(const char *name, const char *path, unsigned queue_size,
 
 	if (!any && !backend_find(name))
 		return -EINVAL;
+	/*
+	 * One answer for a path that is not there, whichever backend: some
+	 * would refuse it, others arm a watch on the namespace and accept it.
+	 */
+	if (!probe && access(path, F_OK) < 0)
+		return -errno;
 	f = open_memstream(&text, &size);
 	if (!f)
 		return -ENOMEM;
