@@ -37,6 +37,7 @@ struct FanotifyWatch {
 	uint64_t last_rescan;
 	bool rescan_pending;
 	bool timer_armed;
+	uint64_t timer_at; /* when the armed timer fires */
 	uint64_t verify_interval, verify_due; /* fanotify_watch_set_verify() */
 	uint64_t n_events, n_rescans;
 	/* Bytes read from fanotify and not yet handed out. */
@@ -233,6 +234,7 @@ static int arm_timer(FanotifyWatch *w, uint64_t at)
 	if (timerfd_settime(w->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
 		return -errno;
 	w->timer_armed = true;
+	w->timer_at = at;
 	return 0;
 }
 
@@ -325,9 +327,10 @@ int fanotify_watch_read(FanotifyWatch *w, FanotifyEvent *events, size_t n_max)
 					.type = FANOTIFY_EVENT_CHANGED,
 					.mnt_id = w->changed[w->i_changed++],
 				};
-		} else if (!w->timer_armed) {
+		} else if (!w->timer_armed || w->timer_at > w->last_rescan + w->rescan_interval) {
 			int r;
 
+			/* Sooner than a verification the timer may be armed for. */
 			r = arm_timer(w, w->last_rescan + w->rescan_interval);
 			if (r < 0)
 				return r;
