@@ -60,8 +60,11 @@ static void record(mw_watcher *m, const mw_change *c, void *userdata)
 
 typedef void (*TestFn)(FakeKernel *k, mw_watcher *m, Recorder *rec);
 
-/* Runs one test on a new fake kernel (a queue of queue_size records) and watcher. */
-static void run(TestFn test, unsigned queue_size)
+/*
+ * Runs one test on a new fake kernel (a queue of queue_size records) and
+ * watcher; frees the watcher unless the test does (frees).
+ */
+static void run_with(TestFn test, unsigned queue_size, bool frees)
 {
 	FakeKernel *k = fake_kernel_new(queue_size);
 	Recorder rec = { .generation_monotonic = true };
@@ -70,20 +73,14 @@ static void run(TestFn test, unsigned queue_size)
 	assert_se(watcher_new_with_backend(&m, fake_kernel_backend(k), "/") == 0);
 	mw_watcher_set_change_fn(m, record, &rec);
 	test(k, m, &rec);
-	mw_watcher_free(m);
+	if (!frees)
+		mw_watcher_free(m);
 	fake_kernel_free(k);
 }
 
-/* As run(), for a test that frees the watcher itself. */
-static void run_freed_by_test(TestFn test, unsigned queue_size)
+static void run(TestFn test, unsigned queue_size)
 {
-	FakeKernel *k = fake_kernel_new(queue_size);
-	Recorder rec = { .generation_monotonic = true };
-	mw_watcher *m;
-
-	assert_se(watcher_new_with_backend(&m, fake_kernel_backend(k), "/") == 0);
-	test(k, m, &rec);
-	fake_kernel_free(k);
+	run_with(test, queue_size, false);
 }
 
 /*
@@ -1159,7 +1156,7 @@ int main(void)
 	run(test_loss_drops_queue, 8);
 	run(test_verify_after_resync, 8);
 	run(test_resync_retry, 4);
-	run_freed_by_test(test_callback_rules, 64);
+	run_with(test_callback_rules, 64, true);
 	run(test_quiet, 4);
 	printf("%u checks passed\n", check_count);
 	return 0;

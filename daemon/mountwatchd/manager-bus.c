@@ -829,27 +829,19 @@ static int emit_interfaces_added(Manager *m, const mw_mount *mount, const char *
 		r = sd_bus_message_append(s, "s", MW_MOUNT_IFACE);
 	if (r >= 0)
 		r = sd_bus_message_open_container(s, 'a', "{sv}");
-	for (unsigned p = 0; r >= 0 && p < _MW_FIELD_MAX; p++) {
+	/* Every property (the table's, then the *Bytes ones) as an {sv}. */
+	for (unsigned p = 0; r >= 0 && p < _MW_FIELD_MAX + N_MOUNT_BYTES_PROPERTIES; p++) {
+		bool bytes = p >= _MW_FIELD_MAX;
+		unsigned b = p - _MW_FIELD_MAX;
+
 		r = sd_bus_message_open_container(s, 'e', "sv");
 		if (r >= 0)
-			r = sd_bus_message_append(s, "s", mount_property_name(p));
+			r = sd_bus_message_append(s, "s",
+						  bytes ? mount_bytes_properties[b].name : mount_property_name(p));
 		if (r >= 0)
-			r = sd_bus_message_open_container(s, 'v', mount_properties[p].signature);
+			r = sd_bus_message_open_container(s, 'v', bytes ? "ay" : mount_properties[p].signature);
 		if (r >= 0)
-			r = append_mount_value(s, mount, p);
-		if (r >= 0)
-			r = sd_bus_message_close_container(s);
-		if (r >= 0)
-			r = sd_bus_message_close_container(s);
-	}
-	for (unsigned b = 0; r >= 0 && b < N_MOUNT_BYTES_PROPERTIES; b++) {
-		r = sd_bus_message_open_container(s, 'e', "sv");
-		if (r >= 0)
-			r = sd_bus_message_append(s, "s", mount_bytes_properties[b].name);
-		if (r >= 0)
-			r = sd_bus_message_open_container(s, 'v', "ay");
-		if (r >= 0)
-			r = append_mount_bytes(s, mount, b);
+			r = bytes ? append_mount_bytes(s, mount, b) : append_mount_value(s, mount, p);
 		if (r >= 0)
 			r = sd_bus_message_close_container(s);
 		if (r >= 0)
