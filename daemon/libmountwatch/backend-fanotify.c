@@ -112,6 +112,23 @@ static Backend *fan_close(Backend *base)
 	return NULL;
 }
 
+/* fanotify_watch_new()'s errors as open()'s: -EOPNOTSUPP with the reason. */
+static int fan_why(int r, const char **why)
+{
+	if (r == -EOPNOTSUPP)
+		*why = "fanotify mount events and statmount's sb_source need Linux 6.15";
+	if (r == -ENOSYS) {
+		*why = "the kernel has no fanotify or no statmount(2)";
+		r = -EOPNOTSUPP;
+	}
+	return r;
+}
+
+static int fan_probe(const char **why)
+{
+	return fan_why(fanotify_watch_probe(), why);
+}
+
 static int fan_open(Backend **ret, const char *path, unsigned queue_size, const char **why)
 {
 	FanotifyBackend *b;
@@ -129,15 +146,7 @@ static int fan_open(Backend **ret, const char *path, unsigned queue_size, const 
 	r = fanotify_watch_new(&b->watch, RESCAN_INTERVAL_USEC);
 	if (r >= 0)
 		fanotify_watch_set_verify(b->watch, PROPAGATION_VERIFY_USEC);
-	if (r == -EOPNOTSUPP) {
-		*why = "fanotify mount events and statmount's sb_source need Linux 6.15";
-		goto fail;
-	}
-	if (r == -ENOSYS) {
-		*why = "the kernel has no fanotify or no statmount(2)";
-		r = -EOPNOTSUPP;
-		goto fail;
-	}
+	r = fan_why(r, why);
 	if (r < 0)
 		goto fail;
 	*ret = &b->base;
@@ -309,5 +318,6 @@ const BackendOps backend_fanotify_ops = {
 	.list_all = fan_list_all,
 	.list_children = fan_list_children,
 	.query_mount = fan_query_mount,
+	.probe = fan_probe,
 	.resolve_mnt_id = fan_resolve_mnt_id,
 };

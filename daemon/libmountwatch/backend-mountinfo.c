@@ -287,6 +287,17 @@ static int parse(MountinfoBackend *b, const MiTable *old, MiTable *t)
 	return 0;
 }
 
+/* The file is there to read: all open() needs of the kernel. */
+static int mi_probe(const char **why)
+{
+	if (access(MOUNTINFO_PATH, R_OK) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	*why = MOUNTINFO_PATH " missing (no /proc?)";
+	return -EOPNOTSUPP;
+}
+
 /* The next verification, PROPAGATION_VERIFY_USEC from now. -1 with errno on failure. */
 static int arm_verify(MountinfoBackend *b)
 {
@@ -597,5 +608,6 @@ const BackendOps backend_mountinfo_ops = {
 	.list_all = mi_list_all,
 	.list_children = mi_list_children,
 	.query_mount = mi_query_mount,
+	.probe = mi_probe,
 	.resolve_mnt_id = mi_resolve_mnt_id,
 };

@@ -111,6 +111,13 @@ typedef struct BackendOps {
 	 */
 	int (*open)(Backend **ret, const char *path, unsigned queue_size, const char **why);
 	Backend *(*close)(Backend *b);
+	/*
+	 * Optional: whether open() could work here, opening only what that
+	 * takes (mw_watcher_probe(), e.g. a unit's ExecCondition, must not
+	 * parse the mount table). As open(): 0, or -EOPNOTSUPP with *why.
+	 * Without it, probing opens and closes the backend.
+	 */
+	int (*probe)(const char **why);
 	/* One fd, readable (POLLIN) when read_events may return something. */
 	int (*get_fd)(Backend *b);
 	/*

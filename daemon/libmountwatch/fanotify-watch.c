@@ -74,10 +74,14 @@ static int epoll_add(int epoll_fd, int fd, uint32_t events)
 	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
-int fanotify_watch_new(FanotifyWatch **ret, uint64_t rescan_interval_usec)
+/*
+ * What the watch needs of the kernel, and no more: statmount(2) with
+ * sb_source, and a fanotify group with the mount namespace marked. Returns
+ * the group's fd, or -EOPNOTSUPP / -ENOSYS / -errno.
+ */
+static int fanotify_open_group(void)
 {
-	_cleanup_(fanotify_watch_freep) FanotifyWatch *w = NULL;
-	_cleanup_close_ int ns_fd = -1;
+	_cleanup_close_ int fd = -1, ns_fd = -1;
 	uint64_t supported;
 	int r;
 
@@ -87,6 +91,32 @@ int fanotify_watch_new(FanotifyWatch **ret, uint64_t rescan_interval_usec)
 		return r;
 	if ((supported & STATMOUNT_MOUNT_INFO_MASK) != STATMOUNT_MOUNT_INFO_MASK)
 		return -EOPNOTSUPP;
+	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_MNT | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		/* EINVAL: a kernel that does not know FAN_REPORT_MNT. */
+		return errno == EINVAL ? -EOPNOTSUPP : -errno;
+	ns_fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (ns_fd < 0)
+		return -errno;
+	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MNTNS, FAN_MNT_ATTACH | FAN_MNT_DETACH, ns_fd, NULL) < 0)
+		return errno == EINVAL ? -EOPNOTSUPP : -errno;
+	return TAKE_FD(fd);
+}
+
+int fanotify_watch_probe(void)
+{
+	int fd = fanotify_open_group();
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+int fanotify_watch_new(FanotifyWatch **ret, uint64_t rescan_interval_usec)
+{
+	_cleanup_(fanotify_watch_freep) FanotifyWatch *w = NULL;
+	int r;
 
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -94,17 +124,9 @@ int fanotify_watch_new(FanotifyWatch **ret, uint64_t rescan_interval_usec)
 	w->epoll_fd = w->wake_fd = w->probe_fd = w->timer_fd = -1;
 	w->rescan_interval = rescan_interval_usec;
 
-	w->fan_fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_MNT | FAN_CLOEXEC | FAN_NONBLOCK,
-				  O_RDONLY | O_CLOEXEC);
+	w->fan_fd = fanotify_open_group();
 	if (w->fan_fd < 0)
-		/* EINVAL: a kernel that does not know FAN_REPORT_MNT. */
-		return errno == EINVAL ? -EOPNOTSUPP : -errno;
-	ns_fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	if (ns_fd < 0)
-		return -errno;
-	if (fanotify_mark(w->fan_fd, FAN_MARK_ADD | FAN_MARK_MNTNS, FAN_MNT_ATTACH | FAN_MNT_DETACH,
-			  ns_fd, NULL) < 0)
-		return errno == EINVAL ? -EOPNOTSUPP : -errno;
+		return w->fan_fd;
 
 	w->wake_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (w->wake_fd < 0)

@@ -67,6 +67,8 @@ int fanotify_watch_new(FanotifyWatch **ret, uint64_t rescan_interval_usec);
  * (mount --make-shared), so this low-rate digest compare is how one is seen.
  */
 void fanotify_watch_set_verify(FanotifyWatch *w, uint64_t interval_usec);
+/* Whether fanotify_watch_new() could work here, without its mountinfo digest: 0 or as it. */
+int fanotify_watch_probe(void);
 FanotifyWatch *fanotify_watch_free(FanotifyWatch *w);
 void fanotify_watch_freep(FanotifyWatch **w);
 

@@ -496,6 +496,14 @@ int main(int argc, char **argv)
 		assert_se(mkdtemp(base));
 		assert_se(mount("base", base, "tmpfs", 0, "size=1m") == 0);
 		k = run(backends[i], 150);
+		{
+			/* The probe (which opens only what it must) agrees with opening. */
+			char *why = NULL;
+
+			assert_se(mw_watcher_probe(backends[i], &why) == 0 && why);
+			assert_se(!!strstr(why, ": ok") == (k != -EOPNOTSUPP));
+			free(why);
+		}
 		n++;
 		if (k == -EOPNOTSUPP || k == -EINVAL)
 			printf("ok %u - %s # SKIP this kernel (or build) lacks it\n", n, backends[i]);

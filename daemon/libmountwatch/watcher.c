@@ -158,10 +158,15 @@ static int open_backend(const char *name, const char *path, unsigned queue_size,
 
 		if (!any && !streq_ptr(ops->name, name))
 			continue;
-		r = ops->open(&b, path, queue_size, &why);
+		if (probe && ops->probe) {
+			r = ops->probe(&why);
+		} else {
+			r = ops->open(&b, path, queue_size, &why);
+			if (r >= 0 && probe)
+				ops->close(b);
+		}
 		if (r >= 0 && probe) {
 			fprintf(f, "%s: ok\n", ops->name);
-			ops->close(b);
 			continue;
 		}
 		if (r >= 0) {
