@@ -1192,10 +1192,16 @@ static int make_changes(Observer *o, int w, const Place *pl, unsigned k, Result 
 	return 0;
 }
 
+/* A failed measurement: its status (a negative errno) and its note, "what: error". */
+static void note_fail(int *status, char *note, size_t size, int r, const char *what)
+{
+	*status = r < 0 ? r : -EIO;
+	snprintf(note, size, "%s: %s", what, strerror(r < 0 ? -r : EIO));
+}
+
 static void result_fail(Result *res, int r, const char *what)
 {
-	res->status = r < 0 ? r : -EIO;
-	snprintf(res->note, sizeof(res->note), "%s: %s", what, strerror(r < 0 ? -r : EIO));
+	note_fail(&res->status, res->note, sizeof(res->note), r, what);
 }
 
 static size_t count_mounts(void)
@@ -2640,41 +2646,37 @@ static int pid1_idle(const CpuSource *pid1, uint64_t window_ns, uint64_t *ret)
  */
 static void pid1_size(size_t n, unsigned k, Pid1Cost *c)
 {
+	const char *step = "PID 1's CPU clock";
 	CpuSource pid1 = {};
 	uint64_t a, b, t;
-	Place pl;
+	Place pl = {};
 	int r;
 
 	*c = (Pid1Cost){};
 	r = cpu_source_process(&pid1, 1);
-	if (r < 0) {
-		c->status = r;
-		snprintf(c->note, sizeof(c->note), "PID 1's CPU clock: %s", strerror(-r));
-		return;
+	if (r >= 0) {
+		step = "mkdtemp";
+		r = place_init(&pl);
 	}
-	r = place_init(&pl);
-	if (r < 0) {
-		c->status = r;
-		snprintf(c->note, sizeof(c->note), "mkdtemp: %s", strerror(-r));
-		return;
+	if (r >= 0) {
+		step = "the N binds";
+		r = pid1_idle(&pid1, NSEC_PER_SEC, &a);
 	}
-	r = pid1_idle(&pid1, NSEC_PER_SEC, &a);
+	if (r < 0)
+		goto fail;
 	progress(true, "N=%zu: %zu binds back to back", n, n);
 	t = now_ns();
-	if (r >= 0)
-		r = setup_place(&pl, n, &c->binds_calls_ns);
+	r = setup_place(&pl, n, &c->binds_calls_ns);
 	if (r >= 0)
 		r = pid1_idle(&pid1, NSEC_PER_SEC, &b);
-	if (r < 0) {
-		c->status = r;
-		snprintf(c->note, sizeof(c->note), "the N binds: %s", strerror(-r));
-		goto out;
-	}
+	if (r < 0)
+		goto fail;
 	c->binds_pid1_ns = b - a;
 	c->binds_wall_ns = now_ns() - t;
 	c->table_size = count_mounts();
 
 	progress(true, "N=%zu: %u changes, each until PID 1 is idle", n, k);
+	step = "the changes";
 	a = b;
 	t = now_ns();
 	for (unsigned i = 0; i < k && r >= 0; i++) {
@@ -2686,28 +2688,26 @@ static void pid1_size(size_t n, unsigned k, Pid1Cost *c)
 	/* A last re-read the rate limit deferred past the last window. */
 	if (r >= 0)
 		r = pid1_idle(&pid1, NSEC_PER_SEC, &b);
-	if (r < 0) {
-		c->status = r;
-		snprintf(c->note, sizeof(c->note), "the changes: %s", strerror(-r));
-		goto out;
-	}
+	if (r < 0)
+		goto fail;
 	c->changes = k;
 	c->changes_pid1_ns = b - a;
 	c->changes_wall_ns = now_ns() - t;
 
 	progress(true, "N=%zu: one lazy umount of it all", n);
+	step = "waiting after the umount";
 	a = b;
 	t = now_ns();
 	teardown_place(&pl, &c->umount_call_ns);
 	pl.base[0] = 0;
 	r = pid1_idle(&pid1, NSEC_PER_SEC, &b);
-	if (r < 0) {
-		c->status = r;
-		snprintf(c->note, sizeof(c->note), "waiting after the umount: %s", strerror(-r));
-		goto out;
-	}
+	if (r < 0)
+		goto fail;
 	c->umount_pid1_ns = b - a;
 	c->umount_wall_ns = now_ns() - t;
+	goto out;
+fail:
+	note_fail(&c->status, c->note, sizeof(c->note), r, step);
 out:
 	if (pl.base[0])
 		teardown_place(&pl, NULL);
