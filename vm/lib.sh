@@ -18,14 +18,14 @@ kselftest_list() { sed "s/#.*//" "$TOP/vm/kselftests" | xargs; }
 
 # vm_option ARGS...: when $1 is one of the vm/run options that vm/bench and
 # vm/profile pass on (--kernel DIR, --image FILE, --build DIR, --memory MB,
-# --kvm) it is added to the caller's array vm_args; --timeout S sets its
+# --pid1 stock|patched, --systemd DIR, --kvm) it is added to the caller's array vm_args; --timeout S sets its
 # timeout. Returns how many words it took: 0 when $1 is none of them, so
 #	vm_option "$@" || { shift $?; continue; }
 # in the caller's option loop.
 # shellcheck disable=SC2034 # vm_args and timeout are the caller's
 vm_option() {
 	case $1 in
-	--kernel | --image | --build | --memory | --timeout)
+	--kernel | --image | --build | --memory | --pid1 | --systemd | --timeout)
 		[ $# -ge 2 ] || die "$1 needs a value"
 		if [ "$1" = --timeout ]; then timeout=$2; else vm_args+=("$1" "$2"); fi
 		return 2 ;;

@@ -57,6 +57,13 @@
  * superblock: one SB_CHANGED record on the series' kernel, a signal per
  * mount whose properties changed).
  *
+ * With --pid1-only nothing but PID 1 follows the changes (no watcher, no
+ * mountwatchd), made in PID 1's namespace: for each N, the N binds made
+ * back to back, then K changes each followed by PID 1 going idle (PID 1's
+ * CPU per change), then one lazy umount of all of it; PID 1's CPU against
+ * the mount calls' own (issue 29's baseline, and the stock and the patched
+ * PID 1 side by side when each is booted: vm/run --pid1).
+ *
  * By default each change waits until the watcher has seen it (paced): the
  * cost per change, without merging. --burst makes the changes back to back
  * and ends with a marker mount; the poll-based watchers then merge wake-ups.
@@ -263,6 +270,7 @@ static struct {
 	unsigned rounds;
 	bool burst;
 	bool objects;		/* (d)'s client: ObjectManager, not Subscribe() */
+	bool pid1_only;		/* --pid1-only: PID 1 alone, see pid1_size() */
 	bool want[_W_MAX];
 	unsigned timeout_s;
 } arg = {
@@ -1184,10 +1192,16 @@ static int make_changes(Observer *o, int w, const Place *pl, unsigned k, Result 
 	return 0;
 }
 
+/* A failed measurement: its status (a negative errno) and its note, "what: error". */
+static void note_fail(int *status, char *note, size_t size, int r, const char *what)
+{
+	*status = r < 0 ? r : -EIO;
+	snprintf(note, size, "%s: %s", what, strerror(r < 0 ? -r : EIO));
+}
+
 static void result_fail(Result *res, int r, const char *what)
 {
-	res->status = r < 0 ? r : -EIO;
-	snprintf(res->note, sizeof(res->note), "%s: %s", what, strerror(r < 0 ? -r : EIO));
+	note_fail(&res->status, res->note, sizeof(res->note), r, what);
 }
 
 static size_t count_mounts(void)
@@ -2601,6 +2615,171 @@ static void print_table(size_t n, const Result res[_W_MAX], const Bulk *bulk,
 	fflush(stdout);
 }
 
+/* ---- --pid1-only: what PID 1 pays, with nothing else following mounts ---- */
+
+typedef struct Pid1Cost {
+	int status;		/* 0 measured, -errno failed */
+	char note[160];
+	size_t table_size;	/* mounts in the namespace with the N binds */
+	uint64_t binds_calls_ns, binds_pid1_ns, binds_wall_ns;
+	unsigned changes;
+	uint64_t changes_pid1_ns, changes_wall_ns;
+	uint64_t umount_call_ns, umount_pid1_ns, umount_wall_ns;
+} Pid1Cost;
+
+/*
+ * PID 1 idle again: its CPU still over a window long enough for its mount
+ * event source's rate limit (5 wake-ups a second by default) to have let
+ * a deferred re-read through.
+ */
+static int pid1_idle(const CpuSource *pid1, uint64_t window_ns, uint64_t *ret)
+{
+	return settle(pid1, "PID 1", window_ns, (uint64_t)arg.timeout_s * NSEC_PER_SEC, ret);
+}
+
+/*
+ * One size: N binds made back to back (the burst), K changes at the target
+ * (a small tmpfs mounted and unmounted), each followed by PID 1 going idle,
+ * and one lazy umount of the whole place. PID 1's CPU (its CPU clock: user
+ * + system in the kernel's nanoseconds, what /proc/1/stat's utime + stime
+ * count in ticks) from before each step until it is idle after it.
+ */
+static void pid1_size(size_t n, unsigned k, Pid1Cost *c)
+{
+	const char *step = "PID 1's CPU clock";
+	CpuSource pid1 = {};
+	uint64_t a, b, t;
+	Place pl = {};
+	int r;
+
+	*c = (Pid1Cost){};
+	r = cpu_source_process(&pid1, 1);
+	if (r >= 0) {
+		step = "mkdtemp";
+		r = place_init(&pl);
+	}
+	if (r >= 0) {
+		step = "the N binds";
+		r = pid1_idle(&pid1, NSEC_PER_SEC, &a);
+	}
+	if (r < 0)
+		goto fail;
+	progress(true, "N=%zu: %zu binds back to back", n, n);
+	t = now_ns();
+	r = setup_place(&pl, n, &c->binds_calls_ns);
+	if (r >= 0)
+		r = pid1_idle(&pid1, NSEC_PER_SEC, &b);
+	if (r < 0)
+		goto fail;
+	c->binds_pid1_ns = b - a;
+	c->binds_wall_ns = now_ns() - t;
+	c->table_size = count_mounts();
+
+	progress(true, "N=%zu: %u changes, each until PID 1 is idle", n, k);
+	step = "the changes";
+	a = b;
+	t = now_ns();
+	for (unsigned i = 0; i < k && r >= 0; i++) {
+		r = i % 2 == 0 ? mount_small(pl.target) : umount_busy(pl.target);
+		if (r >= 0)
+			r = pid1_idle(&pid1, 250 * NSEC_PER_MSEC, &b);
+		progress(false, "N=%zu: %u/%u changes", n, i + 1, k);
+	}
+	/* A last re-read the rate limit deferred past the last window. */
+	if (r >= 0)
+		r = pid1_idle(&pid1, NSEC_PER_SEC, &b);
+	if (r < 0)
+		goto fail;
+	c->changes = k;
+	c->changes_pid1_ns = b - a;
+	c->changes_wall_ns = now_ns() - t;
+
+	progress(true, "N=%zu: one lazy umount of it all", n);
+	step = "waiting after the umount";
+	a = b;
+	t = now_ns();
+	teardown_place(&pl, &c->umount_call_ns);
+	pl.base[0] = 0;
+	r = pid1_idle(&pid1, NSEC_PER_SEC, &b);
+	if (r < 0)
+		goto fail;
+	c->umount_pid1_ns = b - a;
+	c->umount_wall_ns = now_ns() - t;
+	goto out;
+fail:
+	note_fail(&c->status, c->note, sizeof(c->note), r, step);
+out:
+	if (pl.base[0])
+		teardown_place(&pl, NULL);
+	cpu_source_done(&pid1);
+}
+
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+/* The --pid1-only run: every size, one table, the ratios. */
+static int pid1_only(void)
+{
+	Pid1Cost cost[16];
+	char exe[256] = "";
+	ssize_t len;
+
+	if (!pid1_shares_mount_ns()) {
+		fprintf(stderr, "mount-bench --pid1-only: run me in PID 1's mount namespace\n");
+		return 2;
+	}
+	len = readlink("/proc/1/exe", exe, sizeof(exe) - 1);
+	exe[len > 0 ? len : 0] = 0;
+	printf("PID 1 (%s) alone follows the changes, in its own mount namespace; its CPU\n"
+	       "until it is idle after each step (user + system). Changes: a small tmpfs\n"
+	       "mounted and unmounted at one place, each waited for; the burst: N binds\n"
+	       "back to back, then one lazy umount of them, against the calls' own CPU.\n",
+	       exe);
+	for (size_t i = 0; i < arg.n_sizes; i++) {
+		size_t n = arg.sizes[i];
+
+		pid1_size(n, arg.changes ? arg.changes : 40, &cost[i]);
+	}
+	printf("\n%7s %7s %8s | %10s %10s %8s | %10s %10s %8s | %8s\n", "N", "mounts",
+	       "ms/chg", "binds ms", "PID 1 ms", "ratio", "umount ms", "PID 1 ms", "ratio",
+	       "burst");
+	for (size_t i = 0; i < arg.n_sizes; i++) {
+		const Pid1Cost *c = &cost[i];
+
+		if (c->status < 0) {
+			printf("%7zu failed: %s\n", arg.sizes[i], c->note);
+			continue;
+		}
+		printf("%7zu %7zu %8.2f | %10.1f %10.1f %7.1fx | %10.1f %10.1f %7.1fx | %7.1fx\n",
+		       arg.sizes[i], c->table_size,
+		       (double)c->changes_pid1_ns / c->changes / NSEC_PER_MSEC,
+		       (double)c->binds_calls_ns / NSEC_PER_MSEC,
+		       (double)c->binds_pid1_ns / NSEC_PER_MSEC,
+		       ratio(c->binds_pid1_ns, c->binds_calls_ns),
+		       (double)c->umount_call_ns / NSEC_PER_MSEC,
+		       (double)c->umount_pid1_ns / NSEC_PER_MSEC,
+		       ratio(c->umount_pid1_ns, c->umount_call_ns),
+		       ratio(c->binds_pid1_ns + c->umount_pid1_ns,
+			     c->binds_calls_ns + c->umount_call_ns));
+	}
+	printf("ms/chg: PID 1's CPU per change (%u changes per size); ratio: PID 1's CPU /\n"
+	       "the calls' own; burst: both steps together. Wall time per size: binds,\n"
+	       "changes, umount until PID 1 was idle:", arg.changes ? arg.changes : 40);
+	for (size_t i = 0; i < arg.n_sizes; i++)
+		if (cost[i].status >= 0)
+			printf(" N=%zu %.0f/%.0f/%.0f s", arg.sizes[i],
+			       (double)cost[i].binds_wall_ns / NSEC_PER_SEC,
+			       (double)cost[i].changes_wall_ns / NSEC_PER_SEC,
+			       (double)cost[i].umount_wall_ns / NSEC_PER_SEC);
+	printf("\n");
+	for (size_t i = 0; i < arg.n_sizes; i++)
+		if (cost[i].status < 0)
+			return 1;
+	return 0;
+}
+
 /* Fewer changes for bigger tables: the classic watchers' cost grows with N. */
 static unsigned default_changes(size_t n)
 {
@@ -2640,6 +2819,9 @@ static void usage(FILE *f)
 		"                    InterfacesAdded/Removed) as GLib's does, not Subscribe()\n"
 		"  -t, --timeout=S   give up on a watcher that has not seen a change in S s\n"
 		"                    (default 600)\n"
+		"  -p, --pid1-only   no watcher: PID 1's CPU alone, per change (K, default\n"
+		"                    40) and for the N binds + one lazy umount against the\n"
+		"                    calls' own; run in PID 1's mount namespace\n"
 		"  -h, --help        this text\n");
 }
 
@@ -2652,13 +2834,14 @@ static int parse_args(int argc, char **argv)
 		{ "watchers", required_argument, NULL, 'w' },
 		{ "objects", no_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "pid1-only", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	const char *watchers = watcher_letters;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "k:r:bw:ot:h", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "k:r:bw:ot:ph", options, NULL)) >= 0) {
 		switch (c) {
 		case 'k':
 			arg.changes = (unsigned)strtoul(optarg, NULL, 10);
@@ -2693,6 +2876,9 @@ static int parse_args(int argc, char **argv)
 				fprintf(stderr, "--timeout: seconds, at least 1\n");
 				return -EINVAL;
 			}
+			break;
+		case 'p':
+			arg.pid1_only = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -2797,6 +2983,12 @@ int main(int argc, char **argv)
 	t_begin = progress_last = now_ns();
 	progress_tty = isatty(STDERR_FILENO);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (arg.pid1_only) {
+		int r = pid1_only();
+
+		progress(true, "done");
+		return r;
+	}
 
 	{
 		struct utsname u;
