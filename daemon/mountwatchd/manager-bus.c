@@ -125,6 +125,34 @@ static int check_reply_size(Manager *m, bool all_properties, const char *method,
 }
 
 /*
+ * Charges a whole-table call to its caller's budget (table-limits.h).
+ * Returns 0, or a negative errno with error set: LimitsExceeded when the
+ * caller or its user has spent the budget.
+ */
+static int charge_table_call(Manager *m, sd_bus_message *message, const char *method, sd_bus_error *error)
+{
+	uint64_t retry = 0;
+	int r;
+
+	r = table_limits_charge(&m->table_limits, message, &retry);
+	if (r == -EDQUOT || r == -EMLINK) {
+		log_debug("Refused %s of %s: %s.", method, sd_bus_message_get_sender(message) ?: "the peer",
+			  r == -EDQUOT ? "its caller's budget is spent" : "its user's budget is spent");
+		return sd_bus_error_setf(error, MW_ERROR_LIMITS_EXCEEDED,
+					 "%s: %s made the %u calls that return the whole table (ListMounts, "
+					 "ListMountsByFileDescriptor, GetManagedObjects) that %s may make in %llu s; "
+					 "try again in %.1f s, or follow the table by its signals.",
+					 method, r == -EDQUOT ? "this caller" : "the callers of this user",
+					 r == -EDQUOT ? TABLE_LIMIT_PER_CALLER : TABLE_LIMIT_PER_USER,
+					 r == -EDQUOT ? "one caller" : "one user",
+					 TABLE_LIMIT_INTERVAL_USEC / 1000000ULL, (double)retry / 1e6);
+	}
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, r, "Failed to learn the caller's user: %m");
+	return 0;
+}
+
+/*
  * GetManagedObjects is sd-bus's: a filter sees the call first and refuses
  * it when the reply would be too large, before sd-bus builds it.
  */
@@ -133,9 +161,16 @@ static int filter_get_managed_objects(sd_bus_message *message, void *userdata, s
 	Manager *m = userdata;
 	int r;
 
+	/* The mount objects' parent lists every mount as a child node: a whole-table call too. */
+	if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Introspectable", "Introspect") &&
+	    streq_ptr(sd_bus_message_get_path(message), MW_MOUNT_PREFIX))
+		return charge_table_call(m, message, "Introspect", error);
 	if (!sd_bus_message_is_method_call(message, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") ||
 	    !streq_ptr(sd_bus_message_get_path(message), MW_MANAGER_PATH))
 		return 0;
+	r = charge_table_call(m, message, "GetManagedObjects", error);
+	if (r < 0)
+		return r;
 	r = check_reply_size(m, true, "GetManagedObjects", error);
 	if (r < 0)
 		return r;
@@ -154,6 +189,9 @@ static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_er
 	size_t i = 0;
 	int r;
 
+	r = charge_table_call(m, message, "ListMounts", error);
+	if (r < 0)
+		return r;
 	r = check_reply_size(m, false, "ListMounts", error);
 	if (r < 0)
 		return r;
@@ -237,7 +275,7 @@ static int write_mount_table(Manager *m, FILE *f)
  * once the reply holds one, so the receiver alone moves it). Returns the fd
  * or -errno.
  */
-static int mount_table_memfd(Manager *m)
+static int mount_table_memfd_new(Manager *m)
 {
 	_cleanup_close_ int fd = -1;
 	FILE *f;
@@ -266,6 +304,32 @@ static int mount_table_memfd(Manager *m)
 }
 
 /*
+ * The table at the current generation, read-only, in an open file of its
+ * own (its own offset): of the memfd written at this generation if there is
+ * one (the callers in one generation share its memory: a caller who keeps
+ * its fds pins one table, not one per call), else of a new one, kept for
+ * the next caller. Returns the fd or -errno.
+ */
+static int mount_table_memfd(Manager *m)
+{
+	uint64_t generation = manager_generation(m);
+	char proc[64];
+	int fd;
+
+	if (m->table_memfd < 0 || m->table_memfd_generation != generation) {
+		manager_drop_table_memfd(m);
+		fd = mount_table_memfd_new(m);
+		if (fd < 0)
+			return fd;
+		m->table_memfd = fd;
+		m->table_memfd_generation = generation;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", m->table_memfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
  * ListMounts without the bus's message size limit (as systemd's
  * DumpByFileDescriptor): the table goes into a sealed memfd and only the
  * fd crosses the bus. A connection that cannot pass fds is refused here;
@@ -285,6 +349,9 @@ static int method_list_mounts_by_fd(sd_bus_message *message, void *userdata, sd_
 		return sd_bus_error_setf(error, SD_BUS_ERROR_NOT_SUPPORTED,
 					 "ListMountsByFileDescriptor: this connection does not pass file "
 					 "descriptors; call ListMounts instead.");
+	r = charge_table_call(m, message, "ListMountsByFileDescriptor", error);
+	if (r < 0)
+		return r;
 	fd = mount_table_memfd(m);
 	if (fd < 0)
 		return sd_bus_error_set_errnof(error, fd, "Failed to write the mount table to a memfd: %m");
@@ -632,6 +699,9 @@ int manager_bus_setup(Manager *m, sd_bus *bus)
 
 	m->bus = sd_bus_ref(bus);
 	manager_set_change_fn(m, on_change, NULL);
+	r = subscribers_start(&m->subscribers, bus);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch for callers leaving the bus: %m");
 	r = sd_bus_add_object_vtable(bus, &m->manager_slot, MW_MANAGER_PATH, MW_MANAGER_IFACE,
 				     manager_vtable, m);
 	if (r < 0)

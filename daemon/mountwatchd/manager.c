@@ -26,8 +26,16 @@ int manager_new(Manager **ret)
 		return r;
 	}
 	m->reply_size_max = MANAGER_REPLY_SIZE_MAX;
+	m->table_memfd = -1;
 	*ret = m;
 	return 0;
+}
+
+void manager_drop_table_memfd(Manager *m)
+{
+	if (m->table_memfd >= 0)
+		(void)close(m->table_memfd);
+	m->table_memfd = -1;
 }
 
 Manager *manager_free(Manager *m)
@@ -36,6 +44,8 @@ Manager *manager_free(Manager *m)
 		return NULL;
 	wait_list_done(&m->waits);
 	subscribers_done(&m->subscribers);
+	table_limits_done(&m->table_limits);
+	manager_drop_table_memfd(m);
 	m->manager_slot = sd_bus_slot_unref(m->manager_slot);
 	m->mount_slot = sd_bus_slot_unref(m->mount_slot);
 	m->enumerator_slot = sd_bus_slot_unref(m->enumerator_slot);
@@ -98,6 +108,7 @@ void manager_set_watcher(Manager *m, mw_watcher *w)
 {
 	mw_watcher_free(m->watcher);
 	m->watcher = w;
+	manager_drop_table_memfd(m); /* its generation counts another watcher's changes */
 	mw_watcher_set_change_fn(w, on_change, m);
 }
 

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "subscribers.h"
+#include "table-limits.h"
 #include "wait.h"
 
 typedef struct Manager Manager;
@@ -55,6 +56,14 @@ struct Manager {
 	 * the daemon disconnected. MANAGER_REPLY_SIZE_MAX unless a test lowers it.
 	 */
 	size_t reply_size_max;
+	TableLimits table_limits; /* the whole-table calls' budget per caller and user */
+	/*
+	 * The last table ListMountsByFileDescriptor wrote (a sealed memfd) and
+	 * the generation it shows: while the table stays at that generation,
+	 * every caller gets a new open file of this one, not a copy of its own.
+	 */
+	int table_memfd;
+	uint64_t table_memfd_generation;
 
 	ManagerChangeFn change_fn;
 	void *change_userdata;
@@ -100,5 +109,7 @@ int manager_attach_event(Manager *m);
 int manager_reload(Manager *m, char **ret_error);
 
 uint64_t manager_generation(const Manager *m);
+/* Closes the kept ListMountsByFileDescriptor table (see table_memfd). */
+void manager_drop_table_memfd(Manager *m);
 
 #endif
