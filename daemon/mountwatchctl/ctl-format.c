@@ -197,15 +197,24 @@ static struct libscols_table *new_table(FILE *f, const char *name, const int *co
 	return t;
 }
 
+/* A line of m's values in t; escaped for a terminal (ctl_escape()) unless the table is JSON. */
 static int add_line(struct libscols_table *t, struct libscols_line *parent, const CtlMount *m,
 		    const int *cols, size_t n_cols, struct libscols_line **ret)
 {
 	struct libscols_line *l = scols_table_new_line(t, parent);
+	bool json = scols_table_is_json(t);
 
 	if (!l)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_cols; i++) {
 		char *s = ctl_value_string(m, cols[i]);
+
+		if (s && !json && sig(cols[i]) == 's') {
+			char *e = ctl_escape(s);
+
+			free(s);
+			s = e;
+		}
 
 		/* JSON booleans: libsmartcols reads 'n' and '0' as false. */
 		if (!s || scols_line_refer_data(l, i, s) < 0) {
@@ -351,7 +360,8 @@ int ctl_print_show(FILE *f, const CtlMount *m, const int *props, size_t n_props,
 	if (flags & CTL_OUTPUT_JSON)
 		return ctl_print_list(f, m, 1, props, n_props, flags);
 	for (size_t i = 0; i < n_props; i++) {
-		_cleanup_free_ char *s = ctl_value_string(m, props[i]);
+		_cleanup_free_ char *v = ctl_value_string(m, props[i]);
+		_cleanup_free_ char *s = v ? ctl_escape(v) : NULL;
 
 		if (!s)
 			return -ENOMEM;
@@ -368,7 +378,24 @@ int ctl_print_show(FILE *f, const CtlMount *m, const int *props, size_t n_props,
 void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ?: ""); *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)(s ?: ""); *p;) {
+		size_t n = utf8_sequence(p);
+
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			p++;
+			continue;
+		}
+		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) { /* C1 */
+			fprintf(f, "\\u%04x", p[1]);
+			p += 2;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
 		switch (*p) {
 		case '"':
 			fputs("\\\"", f);
@@ -383,13 +410,40 @@ void json_string(FILE *f, const char *s)
 			fputs("\\t", f);
 			break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20 || *p == 0x7f)
 				fprintf(f, "\\u%04x", *p);
 			else
 				fputc(*p, f);
 		}
+		p++;
 	}
 	fputc('"', f);
+}
+
+char *ctl_escape(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ?: "");
+	char *out = malloc(strlen((const char *)p) * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		size_t n = utf8_sequence(p);
+
+		if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\')
+			*o++ = (char)*p++;
+		else if (n > 1 && !(n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+		} else {
+			n = n ?: 1; /* invalid: one byte at a time */
+			for (size_t i = 0; i < n; i++)
+				o += sprintf(o, "\\%03o", *p++);
+		}
+	}
+	*o = 0;
+	return out;
 }
 
 static void json_value(FILE *f, const CtlMount *m, unsigned prop)
@@ -442,8 +496,10 @@ char *ctl_change_text(const CtlMount *old, const CtlMount *new, uint32_t mask, b
 			json_value(f, new, i);
 			fputc(']', f);
 		} else {
-			a = ctl_value_string(old, i);
-			b = ctl_value_string(new, i);
+			_cleanup_free_ char *va = ctl_value_string(old, i), *vb = ctl_value_string(new, i);
+
+			a = va ? ctl_escape(va) : NULL;
+			b = vb ? ctl_escape(vb) : NULL;
 			fprintf(f, "%s%s: %s -> %s", first ? "" : ", ", mount_properties[i].name, a ?: "",
 				b ?: "");
 		}

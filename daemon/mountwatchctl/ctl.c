@@ -87,8 +87,12 @@ static void help(void)
 }
 
 /* Maps a failed call to a message and an exit status. */
-static int bus_failure(const char *what, const sd_bus_error *error, int r)
+static int bus_failure(const char *what, const sd_bus_error *raw_error, int r)
 {
+	/* The daemon's messages quote paths: escaped like every other text for a terminal. */
+	_cleanup_free_ char *message = raw_error->message ? ctl_escape(raw_error->message) : NULL;
+	const sd_bus_error *error = &(const sd_bus_error){ .name = raw_error->name, .message = message };
+
 	if (sd_bus_error_has_names(error, "org.freedesktop.DBus.Error.ServiceUnknown",
 				   "org.freedesktop.DBus.Error.NameHasNoOwner",
 				   "org.freedesktop.systemd1.NoSuchUnit", "org.freedesktop.systemd1.UnitFailed",
@@ -768,9 +772,12 @@ static int cmd_status(sd_bus *bus, int argc, char **argv)
 		       st.resyncs);
 		r = EXIT_OK;
 	} else {
+		_cleanup_free_ char *version = ctl_escape(st.version), *backend = ctl_escape(st.backend);
+		_cleanup_free_ char *watched = ctl_escape(st.watched_path);
+
 		printf("Version: %s\nBackend: %s\nWatchedPath: %s\nMountCount: %" PRIu64
 		       "\nGeneration: %" PRIu64 "\nOverruns: %" PRIu64 "\nResyncs: %" PRIu64 "\n",
-		       st.version ?: "", st.backend ?: "", st.watched_path ?: "", st.mount_count,
+		       version ?: "", backend ?: "", watched ?: "", st.mount_count,
 		       st.generation, st.overruns, st.resyncs);
 		r = EXIT_OK;
 	}
@@ -851,9 +858,13 @@ static void monitor_line(uint64_t generation, const char *event, const CtlMount 
 		if (json_changes)
 			printf(", \"changed\": %s", json_changes);
 		printf("}\n");
-	} else
-		printf("%-7" PRIu64 " %-9s %s%s%s\n", generation, event,
-		       m ? m->v[MW_FIELD_MOUNT_POINT].s ?: "" : "", what && *what ? "   " : "", what ?: "");
+	} else {
+		_cleanup_free_ char *point = ctl_escape(m ? m->v[MW_FIELD_MOUNT_POINT].s : "");
+
+		/* what is escaped already: ctl_change_text(), or monitor_added_text(). */
+		printf("%-7" PRIu64 " %-9s %s%s%s\n", generation, event, point ?: "", what && *what ? "   " : "",
+		       what ?: "");
+	}
 	fflush(stdout);
 }
 
@@ -878,6 +889,19 @@ static CtlMount *monitor_fetch(Monitor *mon, sd_bus *bus, const char *object)
 	return m;
 }
 
+/* "FSTYPE SOURCE OPTIONS" of a new mount, escaped for a terminal; allocated, NULL on ENOMEM. */
+static char *monitor_added_text(const CtlMount *m)
+{
+	_cleanup_free_ char *type = ctl_escape(m->v[MW_FIELD_FS_TYPE].s);
+	_cleanup_free_ char *source = ctl_escape(m->v[MW_FIELD_SOURCE].s);
+	_cleanup_free_ char *options = ctl_escape(m->v[MW_FIELD_OPTIONS].s);
+	char *what;
+
+	if (!type || !source || !options || asprintf(&what, "%s %s %s", type, source, options) < 0)
+		return NULL;
+	return what;
+}
+
 static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	Monitor *mon = userdata;
@@ -900,10 +924,8 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 			gone.v[MW_FIELD_UNIQUE_ID].u = id;
 			gone.v[MW_FIELD_MOUNT_POINT].s = strdup(point);
 		}
-		if (added && m != &gone && asprintf(&what, "%s %s %s", m->v[MW_FIELD_FS_TYPE].s ?: "",
-						    m->v[MW_FIELD_SOURCE].s ?: "",
-						    m->v[MW_FIELD_OPTIONS].s ?: "") < 0)
-			what = NULL;
+		if (added && m != &gone)
+			what = monitor_added_text(m);
 		monitor_line(generation, added ? "added" : "removed", m, what, NULL);
 		if (!added && m != &gone)
 			monitor_forget(mon, m);

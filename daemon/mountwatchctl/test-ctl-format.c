@@ -50,6 +50,41 @@ static char *end(void)
 static const int default_cols[] = { MW_FIELD_MOUNT_POINT, MW_FIELD_SOURCE, MW_FIELD_FS_TYPE,
 				    MW_FIELD_OPTIONS };
 
+/* ctl_escape(): every control byte, DEL, C1, backslash and invalid byte escaped; unescape_octal() undoes it. */
+static void test_escape(void)
+{
+	static const char *const cases[] = {
+		"plain/päth",
+		"\033[31mred\033]0;title\007",
+		"new\nline\ttab\177del\\back",
+		"c1\302\233csi and \302\240nbsp",
+		"bad\377byte\303",
+		"",
+	};
+	char json[256];
+	FILE *jf;
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_free_ char *e = ctl_escape(cases[i]);
+
+		assert_se(e);
+		for (const unsigned char *p = (const unsigned char *)e; *p; p++)
+			assert_se(*p >= 0x20 && *p != 0x7f && !(p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) &&
+				  *p != 0xff);
+		assert_se(streq_ptr(unescape_octal(e), cases[i]));
+	}
+	{
+		_cleanup_free_ char *e = ctl_escape("a\\b\n\302\240");
+
+		assert_se(streq_ptr(e, "a\\134b\\012\302\240")); /* NBSP is no control: kept */
+	}
+	jf = fmemopen(json, sizeof(json), "w");
+	assert_se(jf);
+	json_string(jf, "\033\177\302\233\377\"\\\n");
+	assert_se(fclose(jf) == 0);
+	assert_se(streq_ptr(json, "\"\\u001b\\u007f\\u009b\\ufffd\\\"\\\\\\n\""));
+}
+
 int main(void)
 {
 	CtlMount m[] = {
@@ -62,6 +97,8 @@ int main(void)
 	};
 	size_t n = ELEMENTSOF(m);
 	int cols[_MW_FIELD_MAX], r;
+
+	test_escape();
 	const char *bad;
 	size_t bad_len;
 	char *out, *line;

@@ -66,6 +66,30 @@ static int method_mount(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return sd_bus_reply_method_return(m, "t", id);
 }
 
+/*
+ * MountAs(name, fstype): a mount whose name and type (the fake kernel's
+ * source too) are given with mountinfo's "\\ooo" escapes, so a test can
+ * mount what a string on the bus cannot carry (invalid UTF-8).
+ */
+static int method_mount_as(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_free_ char *name = NULL, *fstype = NULL;
+	const char *n, *t;
+	uint64_t id;
+	int r;
+
+	r = sd_bus_message_read(m, "ss", &n, &t);
+	if (r < 0)
+		return r;
+	name = strdup(n);
+	fstype = strdup(t);
+	if (!name || !fstype)
+		return -ENOMEM;
+	id = fake_mount(kernel, fake_root(kernel), unescape_octal(name), unescape_octal(fstype));
+	(void)manager_process_events(manager);
+	return sd_bus_reply_method_return(m, "t", id);
+}
+
 static int method_umount(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	uint64_t id;
@@ -162,6 +186,8 @@ static int method_pending_waits(sd_bus_message *m, void *userdata, sd_bus_error 
 static const sd_bus_vtable test_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_METHOD_WITH_ARGS("Mount", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
+	SD_BUS_METHOD_WITH_ARGS("MountAs", SD_BUS_ARGS("s", name, "s", fstype), SD_BUS_RESULT("t", id),
+				method_mount_as, 0),
 	SD_BUS_METHOD_WITH_ARGS("Umount", SD_BUS_ARGS("t", id), SD_BUS_NO_ARGS, method_umount, 0),
 	SD_BUS_METHOD_WITH_ARGS("Flash", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetAttr", SD_BUS_ARGS("t", id, "t", attr), SD_BUS_NO_ARGS, method_setattr, 0),

@@ -151,8 +151,7 @@ int text_split(char *line, char **fields, size_t max)
 	return (int)n;
 }
 
-/* Length of the valid UTF-8 sequence at p, 0 if invalid. */
-static size_t utf8_sequence(const unsigned char *p)
+size_t utf8_sequence(const unsigned char *p)
 {
 	size_t n;
 	uint32_t c;

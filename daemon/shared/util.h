@@ -108,6 +108,8 @@ int path_normalize(const char *path, char **ret);
  * written as mountinfo writes odd bytes ("\\ooo" octal).
  */
 int utf8_escape_invalid(const char *s, char **ret);
+/* Length of the valid UTF-8 sequence at p (NUL-terminated), 0 if invalid. */
+size_t utf8_sequence(const unsigned char *p);
 
 /*
  * The text table of ListMountsByFileDescriptor (org.mountwatch.MountWatch1(5)):
