@@ -264,6 +264,7 @@ static int read_mount_props(sd_bus_message *reply, CtlMount *m, uint32_t *mask)
 typedef struct Status {
 	char *version, *backend, *watched_path;
 	uint64_t mount_count, generation, overruns, resyncs;
+	int resync_pending; /* -1: the daemon has no such property */
 } Status;
 
 static int read_status(sd_bus_message *reply, Status *st)
@@ -288,6 +289,14 @@ static int read_status(sd_bus_message *reply, Status *st)
 		r = sd_bus_message_peek_type(reply, NULL, &contents);
 		if (r < 0)
 			return r;
+		if (streq_ptr(name, "ResyncPending") && streq_ptr(contents, "b")) {
+			r = sd_bus_message_read(reply, "v", "b", &st->resync_pending);
+			if (r >= 0)
+				r = sd_bus_message_exit_container(reply);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if ((str && streq_ptr(contents, "s")) || (num && (streq_ptr(contents, "t") ||
 								  streq_ptr(contents, "u")))) {
 			r = sd_bus_message_enter_container(reply, 'v', contents);
@@ -749,7 +758,7 @@ static int cmd_wait(sd_bus *bus, int argc, char **argv)
 static int cmd_status(sd_bus *bus, int argc, char **argv)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	Status st = {};
+	Status st = { .resync_pending = -1 };
 	int r;
 
 	r = call(bus, "read the daemon's status", &reply, 0, MW_MANAGER_PATH,
@@ -768,8 +777,10 @@ static int cmd_status(sd_bus *bus, int argc, char **argv)
 		printf(", \"watchedpath\": ");
 		json_string(stdout, st.watched_path);
 		printf(", \"mountcount\": %" PRIu64 ", \"generation\": %" PRIu64 ", \"overruns\": %" PRIu64
-		       ", \"resyncs\": %" PRIu64 "}\n   ]\n}\n", st.mount_count, st.generation, st.overruns,
-		       st.resyncs);
+		       ", \"resyncs\": %" PRIu64, st.mount_count, st.generation, st.overruns, st.resyncs);
+		if (st.resync_pending >= 0)
+			printf(", \"resyncpending\": %s", st.resync_pending ? "true" : "false");
+		printf("}\n   ]\n}\n");
 		r = EXIT_OK;
 	} else {
 		_cleanup_free_ char *version = ctl_escape(st.version), *backend = ctl_escape(st.backend);
@@ -779,6 +790,9 @@ static int cmd_status(sd_bus *bus, int argc, char **argv)
 		       "\nGeneration: %" PRIu64 "\nOverruns: %" PRIu64 "\nResyncs: %" PRIu64 "\n",
 		       version ?: "", backend ?: "", watched ?: "", st.mount_count,
 		       st.generation, st.overruns, st.resyncs);
+		/* The one property that says the table may be wrong. */
+		if (st.resync_pending >= 0)
+			printf("ResyncPending: %s\n", st.resync_pending ? "yes (the table may miss changes)" : "no");
 		r = EXIT_OK;
 	}
 	free(st.version);
