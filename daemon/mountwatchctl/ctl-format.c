@@ -177,7 +177,8 @@ static struct libscols_table *new_table(FILE *f, const char *name, const int *co
 		if (p->signature[0] == 'b')
 			json = SCOLS_JSON_BOOLEAN;
 		else if (p->signature[0] != 's') {
-			json = SCOLS_JSON_NUMBER;
+			/* 64-bit values (IDs) as strings: a JSON reader with doubles loses digits past 2^53. */
+			json = p->signature[0] == 't' ? SCOLS_JSON_STRING : SCOLS_JSON_NUMBER;
 			fl |= SCOLS_FL_RIGHT;
 		}
 		if (cols[i] == tree_col)
@@ -454,6 +455,9 @@ static void json_value(FILE *f, const CtlMount *m, unsigned prop)
 		break;
 	case 'b':
 		fputs(m->v[prop].b ? "true" : "false", f);
+		break;
+	case 't': /* as the tables have it: a string */
+		fprintf(f, "\"%" PRIu64 "\"", m->v[prop].u);
 		break;
 	default:
 		fprintf(f, "%" PRIu64, m->v[prop].u);

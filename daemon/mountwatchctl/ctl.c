@@ -776,8 +776,8 @@ static int cmd_status(sd_bus *bus, int argc, char **argv)
 		json_string(stdout, st.backend);
 		printf(", \"watchedpath\": ");
 		json_string(stdout, st.watched_path);
-		printf(", \"mountcount\": %" PRIu64 ", \"generation\": %" PRIu64 ", \"overruns\": %" PRIu64
-		       ", \"resyncs\": %" PRIu64, st.mount_count, st.generation, st.overruns, st.resyncs);
+		printf(", \"mountcount\": %" PRIu64 ", \"generation\": \"%" PRIu64 "\", \"overruns\": \"%" PRIu64
+		       "\", \"resyncs\": \"%" PRIu64 "\"", st.mount_count, st.generation, st.overruns, st.resyncs);
 		if (st.resync_pending >= 0)
 			printf(", \"resyncpending\": %s", st.resync_pending ? "true" : "false");
 		printf("}\n   ]\n}\n");
@@ -814,7 +814,8 @@ static int cmd_resync(sd_bus *bus, int argc, char **argv)
 	if (r < 0)
 		return EXIT_FAIL;
 	if (arg_flags & CTL_OUTPUT_JSON)
-		printf("{\"added\": %u, \"removed\": %u, \"changed\": %u}\n", added, removed, changed);
+		printf("{\n   \"resync\": [\n      {\"added\": %u, \"removed\": %u, \"changed\": %u}\n   ]\n}\n",
+		       added, removed, changed);
 	else
 		printf("Resynchronised: %u added, %u removed, %u changed.\n", added, removed, changed);
 	return EXIT_OK;
@@ -864,7 +865,7 @@ static void monitor_line(uint64_t generation, const char *event, const CtlMount 
 			 const char *json_changes)
 {
 	if (arg_flags & CTL_OUTPUT_JSON) {
-		printf("{\"generation\": %" PRIu64 ", \"event\": \"%s\"", generation, event);
+		printf("{\"generation\": \"%" PRIu64 "\", \"event\": \"%s\"", generation, event);
 		if (m) {
 			printf(", \"mount\": ");
 			ctl_print_mount_json(stdout, m, arg_cols, arg_n_cols);
@@ -974,7 +975,7 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 		if (sd_bus_message_read(msg, "tuuu", &generation, &a, &rm, &c) < 0)
 			return 0;
 		if (arg_flags & CTL_OUTPUT_JSON) {
-			printf("{\"generation\": %" PRIu64 ", \"event\": \"resynced\", \"added\": %u, "
+			printf("{\"generation\": \"%" PRIu64 "\", \"event\": \"resynced\", \"added\": %u, "
 			       "\"removed\": %u, \"changed\": %u}\n", generation, a, rm, c);
 			fflush(stdout);
 		} else {

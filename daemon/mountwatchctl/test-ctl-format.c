@@ -146,7 +146,7 @@ int main(void)
 	free(out);
 	printf("ok - tree: lines, full mount points, a subtree, no headings, an unknown root\n");
 
-	/* JSON: one layout; numbers and booleans typed; the tree nests children. */
+	/* JSON: one layout; booleans typed, 64-bit IDs as strings; the tree nests children. */
 	cols[0] = MW_FIELD_MOUNT_POINT;
 	cols[1] = MW_FIELD_UNIQUE_ID;
 	cols[2] = MW_FIELD_READ_ONLY;
@@ -156,7 +156,7 @@ int main(void)
 	fputs(out, stdout);
 	assert_se(strstr(out, "\"mounts\": ["));
 	assert_se(strstr(out, "\"mountpoint\": \"/sys/fs/cgroup/unified\""));
-	assert_se(strstr(out, "\"uniqueid\": 14"));
+	assert_se(strstr(out, "\"uniqueid\": \"14\""));
 	assert_se(strstr(out, "\"readonly\": false"));
 	assert_se(strstr(out, "\"source\": \"src \\\"x\\\"\""));
 	assert_se(strstr(out, "\"children\": ["));
@@ -167,13 +167,13 @@ int main(void)
 	assert_se(strcmp(m[n - 1].v[MW_FIELD_MOUNT_POINT].s, "/sys/kernel/security") == 0);
 	out = (begin(), r = ctl_print_list(f, m, n, cols, 4, CTL_OUTPUT_JSON), end());
 	assert_se(r == 0 && strstr(out, "\"mounts\": [") && !strstr(out, "children"));
-	assert_se(strstr(out, "\"mountpoint\": \"/sys/kernel/security\",\n         \"uniqueid\": 12,"));
+	assert_se(strstr(out, "\"mountpoint\": \"/sys/kernel/security\",\n         \"uniqueid\": \"12\","));
 	free(out);
 	m[0].v[MW_FIELD_READ_ONLY].b = true;
 	out = (begin(), r = ctl_print_show(f, &m[0], cols, 4, false, CTL_OUTPUT_JSON), end());
 	assert_se(r == 0 && strstr(out, "\"mounts\": [") && strstr(out, "\"readonly\": true"));
 	free(out);
-	printf("ok - JSON: {\"mounts\": [...]} for tree, list and show, typed values, nested children\n");
+	printf("ok - JSON: {\"mounts\": [...]} for tree, list and show, typed values, IDs as strings, nested children\n");
 
 	/* raw: one space between columns, spaces escaped; no headings. */
 	out = (begin(), r = ctl_print_list(f, m, n, default_cols, 2, CTL_OUTPUT_RAW | CTL_OUTPUT_NOHEADINGS), end());
@@ -214,9 +214,9 @@ int main(void)
 		cols[0] = MW_FIELD_UNIQUE_ID;
 		cols[1] = MW_FIELD_MOUNT_POINT;
 		out = (begin(), ctl_print_mount_json(f, &new, cols, 2), end());
-		assert_se(strcmp(out, "{\"uniqueid\": 11, \"mountpoint\": \"/a mount point with spaces "
+		assert_se(strcmp(out, "{\"uniqueid\": \"11\", \"mountpoint\": \"/a mount point with spaces "
 				      "and a long name\"}") == 0 ||
-			  strcmp(out, "{\"uniqueid\": 15, \"mountpoint\": \"/a mount point with spaces "
+			  strcmp(out, "{\"uniqueid\": \"15\", \"mountpoint\": \"/a mount point with spaces "
 				      "and a long name\"}") == 0);
 		free(out);
 		ctl_mount_done(&new);
