@@ -845,6 +845,9 @@ typedef struct Monitor {
 	char *changed_path;
 	CtlMount before;
 	uint32_t changed_mask;
+	/* The last generation seen and the daemon instance it counts in (NULL: a daemon without one). */
+	uint64_t generation;
+	char *instance_id;
 } Monitor;
 
 static CtlMount *monitor_find(Monitor *mon, const char *path)
@@ -881,6 +884,63 @@ static void monitor_line(uint64_t generation, const char *event, const CtlMount 
 		       what ?: "");
 	}
 	fflush(stdout);
+}
+
+/*
+ * Each change adds 1 to the generation and is announced with it: a signal
+ * more than 1 past the last one seen means signals were lost (the bus
+ * dropped them, or this client read too slowly). Says so, in the stream.
+ */
+static void monitor_check_generation(Monitor *mon, uint64_t generation)
+{
+	if (generation > mon->generation + 1) {
+		uint64_t missed = generation - mon->generation - 1;
+
+		if (arg_flags & CTL_OUTPUT_JSON)
+			printf("{\"generation\": \"%" PRIu64 "\", \"event\": \"gap\", \"missed\": \"%" PRIu64
+			       "\"}\n", generation, missed);
+		else
+			printf("%-7" PRIu64 " %-9s %" PRIu64 " changes not seen (generations %" PRIu64 "-%" PRIu64
+			       "): 'mountwatchctl list' shows the table now\n", generation, "gap", missed,
+			       mon->generation + 1, generation - 1);
+		fflush(stdout);
+	}
+	if (generation > mon->generation)
+		mon->generation = generation;
+}
+
+/*
+ * The daemon's generation and instance now (subscribed before: what
+ * follows is seen). A new instance counts its generations from 0: says so
+ * when the instance differs from the one before. Returns 0 or -errno.
+ */
+static int monitor_read_instance(Monitor *mon, sd_bus *bus)
+{
+	_cleanup_free_ char *instance = NULL;
+	uint64_t generation = 0;
+	int r;
+
+	r = sd_bus_get_property_trivial(bus, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation", NULL,
+					't', &generation);
+	if (r < 0)
+		return r;
+	/* A daemon from before InstanceId: no instance to compare. */
+	(void)sd_bus_get_property_string(bus, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, "InstanceId",
+					 NULL, &instance);
+	if (mon->instance_id && instance && !streq_ptr(mon->instance_id, instance)) {
+		if (arg_flags & CTL_OUTPUT_JSON)
+			printf("{\"generation\": \"%" PRIu64 "\", \"event\": \"instance\", \"instanceid\": \"%s\", "
+			       "\"was\": \"%s\"}\n", generation, instance, mon->instance_id);
+		else
+			printf("%-7" PRIu64 " %-9s a new mountwatchd (InstanceId %s, was %s): generations count "
+			       "from 0 again, changes in between were not seen\n", generation, "instance", instance,
+			       mon->instance_id);
+		fflush(stdout);
+	}
+	free(mon->instance_id);
+	mon->instance_id = TAKE_PTR(instance);
+	mon->generation = generation;
+	return 0;
 }
 
 /*
@@ -931,6 +991,7 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 
 		if (sd_bus_message_read(msg, "tost", &id, &object, &point, &generation) < 0)
 			return 0;
+		monitor_check_generation(mon, generation);
 		m = monitor_find(mon, object);
 		if (!m && added)
 			m = monitor_fetch(mon, sd_bus_message_get_bus(msg), object);
@@ -961,6 +1022,7 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 		}
 		if (sd_bus_message_exit_container(msg) < 0 || sd_bus_message_read(msg, "t", &generation) < 0)
 			return 0;
+		monitor_check_generation(mon, generation);
 		m = monitor_find(mon, object);
 		if (m && streq_ptr(mon->changed_path, object)) {
 			/* The values came in PropertiesChanged just before: old -> new. */
@@ -974,6 +1036,8 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 
 		if (sd_bus_message_read(msg, "tuuu", &generation, &a, &rm, &c) < 0)
 			return 0;
+		/* A resync adds no generation of its own: the table is whole again from here. */
+		mon->generation = generation;
 		if (arg_flags & CTL_OUTPUT_JSON) {
 			printf("{\"generation\": \"%" PRIu64 "\", \"event\": \"resynced\", \"added\": %u, "
 			       "\"removed\": %u, \"changed\": %u}\n", generation, a, rm, c);
@@ -1055,15 +1119,17 @@ static int subscribe(sd_bus *bus)
 
 static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
+	Monitor *mon = userdata;
 	const char *name, *old_owner, *new_owner, *line;
 
 	if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
 		return 0;
 	line = owner_change_message(MW_BUS_NAME, name, old_owner, new_owner);
-	if (line && *new_owner) /* subscribed before it says so: what follows the line is seen */
-		(void)subscribe(sd_bus_message_get_bus(m));
 	if (line)
 		fprintf(stderr, "%s\n", line);
+	if (line && *new_owner && subscribe(sd_bus_message_get_bus(m)) >= 0)
+		/* subscribed before it says so: what follows the line is seen */
+		(void)monitor_read_instance(mon, sd_bus_message_get_bus(m));
 	return 0;
 }
 
@@ -1094,15 +1160,21 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 				     "',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'",
 				     on_properties_changed, &mon);
 	if (r >= 0)
-		r = sd_bus_add_match(bus, NULL, OWNER_MATCH, on_owner_changed, NULL);
+		r = sd_bus_add_match(bus, NULL, OWNER_MATCH, on_owner_changed, &mon);
 	if (r < 0) {
 		fprintf(stderr, "Failed to subscribe to signals: %s\n", strerror(-r));
 		return EXIT_FAIL;
 	}
 	/* Subscribed first, then what the mounts are now (and the daemon started). */
 	r = subscribe(bus);
-	if (r >= 0)
+	if (r >= 0) {
+		r = monitor_read_instance(&mon, bus);
+		if (r < 0) {
+			fprintf(stderr, "Failed to read the daemon's generation: %s\n", strerror(-r));
+			return EXIT_FAIL;
+		}
 		r = get_all_mounts(bus, &mon.mounts, &mon.n);
+	}
 	if (r < 0)
 		return -r;
 	mon.allocated = mon.n;
@@ -1132,6 +1204,7 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 	ctl_mounts_free(mon.mounts, mon.n);
 	ctl_mount_done(&mon.before);
 	free(mon.changed_path);
+	free(mon.instance_id);
 	if (r < 0) {
 		fprintf(stderr, "Failed to run the monitor: %s\n", strerror(-r));
 		return EXIT_FAIL;

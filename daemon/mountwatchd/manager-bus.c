@@ -80,6 +80,15 @@ static int property_counter(sd_bus *bus, const char *path, const char *interface
 	return sd_bus_message_append(reply, "t", s.resyncs);
 }
 
+static int property_instance_id(sd_bus *bus, const char *path, const char *interface,
+				const char *property, sd_bus_message *reply, void *userdata,
+				sd_bus_error *error)
+{
+	Manager *m = userdata;
+
+	return sd_bus_message_append(reply, "s", m->instance_id);
+}
+
 static int property_resync_pending(sd_bus *bus, const char *path, const char *interface,
 				   const char *property, sd_bus_message *reply, void *userdata,
 				   sd_bus_error *error)
@@ -525,6 +534,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("WatchedPath", "s", property_watched_path, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("MountCount", "u", property_mount_count, 0, 0),
 	SD_BUS_PROPERTY("Generation", "t", property_counter, 0, 0),
+	SD_BUS_PROPERTY("InstanceId", "s", property_instance_id, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Overruns", "t", property_counter, 0, 0),
 	SD_BUS_PROPERTY("Resyncs", "t", property_counter, 0, 0),
 	SD_BUS_PROPERTY("ResyncPending", "b", property_resync_pending, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -877,28 +887,38 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 		emit_mount_signal(m, "MountRemoved", unique_id, mount_point);
 }
 
+/*
+ * PropertiesChanged for the announced properties among prop_mask, and
+ * MountChanged naming every property in it: each change adds 1 to the
+ * generation, so each gets its MountChanged, also one of counters alone
+ * (ChangeCount), or a subscriber would see a gap in the generations.
+ */
 static void emit_mount_changed(Manager *m, const MountInfo *mount, uint32_t prop_mask)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
-	const char *names[_MW_FIELD_MAX + 1];
+	const char *names[_MW_FIELD_MAX + 1], *announced[_MW_FIELD_MAX + 1];
+	uint32_t announced_mask = mount_properties_announced();
 	char path[64];
-	size_t n = 0;
+	size_t n = 0, k = 0;
 	int r;
 
 	if (!want_properties_changed(m))
 		return;
-	prop_mask &= mount_properties_announced();
-	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
-		if (prop_mask & (1U << i))
-			names[n++] = mount_properties[i].name;
-	names[n] = NULL;
-	if (n == 0)
-		return;
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++) {
+		if (!(prop_mask & (1U << i)))
+			continue;
+		names[n++] = mount_properties[i].name;
+		if (announced_mask & (1U << i))
+			announced[k++] = mount_properties[i].name;
+	}
+	names[n] = announced[k] = NULL;
 
 	mount_object_path(mount->unique_id, path);
-	r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)names);
-	if (r < 0)
-		log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);
+	if (k > 0) {
+		r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)announced);
+		if (r < 0)
+			log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);
+	}
 	if (!want_manager_signals(m))
 		return;
 

@@ -9,8 +9,27 @@
 #include <sys/epoll.h>
 #include <systemd/sd-daemon.h>
 
+#include <sys/random.h>
+
 #include "manager.h"
 #include "util.h"
+
+/* m->instance_id: $INVOCATION_ID if it is 32 hex digits, else 128 random bits. Returns 0 or -errno. */
+static int manager_make_instance_id(Manager *m)
+{
+	const char *e = getenv("INVOCATION_ID");
+	uint8_t bytes[16];
+
+	if (e && strlen(e) == 32 && strspn(e, "0123456789abcdef") == 32) {
+		memcpy(m->instance_id, e, 33);
+		return 0;
+	}
+	if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes))
+		return -errno;
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		snprintf(m->instance_id + 2 * i, 3, "%02x", bytes[i]);
+	return 0;
+}
 
 int manager_new(Manager **ret)
 {
@@ -27,6 +46,12 @@ int manager_new(Manager **ret)
 	}
 	m->reply_size_max = MANAGER_REPLY_SIZE_MAX;
 	m->table_memfd = -1;
+	r = manager_make_instance_id(m);
+	if (r < 0) {
+		config_done(&m->config);
+		free(m);
+		return r;
+	}
 	*ret = m;
 	return 0;
 }

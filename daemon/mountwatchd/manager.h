@@ -48,6 +48,12 @@ struct Manager {
 	mw_watcher *watcher;
 	WaitList waits;
 	Subscribers subscribers; /* who listens to the per-mount signals */
+	/*
+	 * This run of the daemon, 32 hex digits: $INVOCATION_ID when systemd
+	 * started it (the journal's _SYSTEMD_INVOCATION_ID), else random. The
+	 * generation counts from 0 again in every instance.
+	 */
+	char instance_id[33];
 	bool resync_pending; /* a failed resync waits for its retry: the table may miss changes */
 	/*
 	 * Replies with the whole table (ListMounts, GetManagedObjects) larger
