@@ -5,11 +5,13 @@
  * Exit codes are documented in --help and mountwatchctl(1) so that scripts
  * can use them.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <systemd/sd-bus.h>
+#include <sys/stat.h>
 #include <systemd/sd-event.h>
 
 #include "bus-api.h"
@@ -60,6 +62,7 @@ static void help(void)
 	       "  show ID|PATH        The properties of one mount, Name=value\n"
 	       "  monitor             What changes, to what, as it happens\n"
 	       "  wait PATH           Wait until something is mounted at PATH, then show it\n"
+	       "  target PATH         The mount that holds PATH (as findmnt -T)\n"
 	       "  status              The daemon's backend and counters\n"
 	       "  resync              Make the daemon resynchronise with the kernel (root)\n"
 	       "  reload              Make the daemon re-read its configuration, wait until done (root)\n"
@@ -610,7 +613,25 @@ static int get_mount(sd_bus *bus, const char *object, CtlMount *ret)
 	return 0;
 }
 
-/* Resolves ID or PATH to an object path (to be freed). */
+/*
+ * PATH as the daemon wants it, absolute: with symlinks followed where it
+ * exists (as findmnt does), else a relative one below the working
+ * directory. Allocated; NULL on ENOMEM or without a working directory.
+ */
+static char *absolute_path(const char *path)
+{
+	_cleanup_free_ char *cwd = NULL;
+	char *abs = realpath(path, NULL);
+
+	if (abs || path[0] == '/')
+		return abs ?: strdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd || asprintf(&abs, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return abs;
+}
+
+/* Resolves ID or PATH (absolute or relative; "./123" for a path of digits) to an object path (to be freed). */
 static int resolve(sd_bus *bus, const char *arg, char **ret)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -621,15 +642,15 @@ static int resolve(sd_bus *bus, const char *arg, char **ret)
 	if (parse_u64(arg, &id) >= 0)
 		r = call(bus, "look up the mount", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "GetMount",
 			 "t", id);
-	else if (arg[0] == '/') {
-		_cleanup_free_ char *abs = realpath(arg, NULL);
+	else {
+		_cleanup_free_ char *abs = absolute_path(arg);
 
-		/* Follow symlinks where the path exists, as findmnt does. */
+		if (!abs) {
+			fprintf(stderr, "Failed to make %s absolute: %s\n", arg, strerror(errno));
+			return -EXIT_FAIL;
+		}
 		r = call(bus, "look up the mount", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE,
-			 "GetMountByPath", "s", abs ?: arg);
-	} else {
-		fprintf(stderr, "Not a unique mount ID or an absolute path: %s\n", arg);
-		return -EXIT_USAGE;
+			 "GetMountByPath", "s", abs);
 	}
 	if (r < 0)
 		return r;
@@ -729,8 +750,8 @@ static int cmd_wait(sd_bus *bus, int argc, char **argv)
 	CtlMount m;
 	int r;
 
-	if (argc != 2 || argv[1][0] != '/') {
-		fprintf(stderr, "wait needs one absolute PATH.\n");
+	if (argc != 2 || !*argv[1]) {
+		fprintf(stderr, "wait needs one PATH.\n");
 		return EXIT_USAGE;
 	}
 	if (arg_timeout >= 0) {
@@ -739,14 +760,110 @@ static int cmd_wait(sd_bus *bus, int argc, char **argv)
 			usec = 1;
 		call_timeout = usec + 5 * 1000000ULL; /* the daemon answers Timeout first */
 	}
-	abs = realpath(argv[1], NULL);
+	abs = absolute_path(argv[1]);
+	if (!abs) {
+		fprintf(stderr, "Failed to make %s absolute: %s\n", argv[1], strerror(errno));
+		return EXIT_FAIL;
+	}
 	r = call(bus, "wait for the mount", &reply, call_timeout, MW_MANAGER_PATH, MW_MANAGER_IFACE,
-		 "WaitForMount", "st", abs ?: argv[1], usec);
+		 "WaitForMount", "st", abs, usec);
 	if (r < 0)
 		return -r;
 	r = sd_bus_message_read(reply, "o", &object);
 	if (r < 0)
 		return EXIT_FAIL;
+	r = get_mount(bus, object, &m);
+	if (r < 0)
+		return -r;
+	r = ctl_print_list(stdout, &m, 1, arg_cols, arg_n_cols, arg_flags);
+	ctl_mount_done(&m);
+	return printed(r);
+}
+
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U /* Linux 6.8 */
+#endif
+
+/* A Manager method of one argument of basic type (value as sd_bus_message_append_basic() takes it). */
+static int lookup(sd_bus *bus, const char *member, char type, const void *value, sd_bus_error *error,
+		  sd_bus_message **reply)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	int r;
+
+	r = sd_bus_message_new_method_call(bus, &m, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, member);
+	if (r >= 0 && arg_no_start)
+		r = sd_bus_message_set_auto_start(m, 0);
+	if (r >= 0)
+		r = sd_bus_message_append_basic(m, type, value);
+	if (r >= 0)
+		r = sd_bus_call(bus, m, 0, error, reply);
+	return r;
+}
+
+/*
+ * The object of the mount that holds path (which exists), as findmnt -T
+ * finds it: by statx()'s STATX_MNT_ID_UNIQUE, the daemon's UniqueId, where
+ * the kernel has it; else (or if the daemon does not know that ID) the
+ * nearest of path and its parents that is a mount point. Returns 0, or an
+ * exit status negated.
+ */
+static int target_object(sd_bus *bus, const char *path, char **ret)
+{
+	_cleanup_free_ char *p = strdup(path);
+	struct statx stx = {};
+	const char *object;
+	int r;
+
+	if (!p)
+		return -EXIT_FAIL;
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID_UNIQUE, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID_UNIQUE)) {
+		_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+		r = lookup(bus, "GetMount", 't', &(uint64_t){ stx.stx_mnt_id }, NULL, &reply);
+		if (r >= 0 && sd_bus_message_read(reply, "o", &object) > 0)
+			return (*ret = strdup(object)) ? 0 : -EXIT_FAIL;
+	}
+	for (;;) {
+		_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+		sd_bus_error error = SD_BUS_ERROR_NULL;
+		char *slash;
+
+		r = lookup(bus, "GetMountByPath", 's', p, &error, &reply);
+		if (r >= 0) {
+			if (sd_bus_message_read(reply, "o", &object) <= 0)
+				return -EXIT_FAIL;
+			return (*ret = strdup(object)) ? 0 : -EXIT_FAIL;
+		}
+		if (!sd_bus_error_has_name(&error, MW_ERROR_NO_SUCH_MOUNT) || streq_ptr(p, "/")) {
+			r = bus_failure("look up the mount", &error, r);
+			sd_bus_error_free(&error);
+			return -r;
+		}
+		sd_bus_error_free(&error);
+		slash = strrchr(p, '/');
+		slash[slash == p] = 0; /* "/a" -> "/", "/a/b" -> "/a" */
+	}
+}
+
+static int cmd_target(sd_bus *bus, int argc, char **argv)
+{
+	_cleanup_free_ char *abs = NULL, *object = NULL;
+	CtlMount m;
+	int r;
+
+	if (argc != 2 || !*argv[1]) {
+		fprintf(stderr, "target needs one PATH.\n");
+		return EXIT_USAGE;
+	}
+	abs = realpath(argv[1], NULL);
+	if (!abs) {
+		fprintf(stderr, "Failed to resolve %s: %s\n", argv[1], strerror(errno));
+		return errno == ENOENT ? EXIT_NO_SUCH_MOUNT : EXIT_FAIL;
+	}
+	r = target_object(bus, abs, &object);
+	if (r < 0)
+		return -r;
 	r = get_mount(bus, object, &m);
 	if (r < 0)
 		return -r;
@@ -1238,7 +1355,7 @@ int main(int argc, char *argv[])
 	} commands[] = {
 		{ "list", cmd_list, 0 },       { "tree", cmd_tree, 1 },     { "show", cmd_show, 1 },
 		{ "monitor", cmd_monitor, 0 }, { "wait", cmd_wait, 1 },     { "status", cmd_status, 0 },
-		{ "resync", cmd_resync, 0 },     { "reload", cmd_reload, 0 },
+		{ "resync", cmd_resync, 0 },     { "reload", cmd_reload, 0 },   { "target", cmd_target, 1 },
 	};
 	enum { ARG_VERSION = 0x100, ARG_NO_START, ARG_OUTPUT_ALL, ARG_VALUE };
 	static const struct option options[] = {
