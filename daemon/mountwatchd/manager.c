@@ -9,7 +9,10 @@
 #include <sys/epoll.h>
 #include <systemd/sd-daemon.h>
 
+#include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 
 #include "manager.h"
 #include "util.h"
@@ -182,6 +185,35 @@ int manager_open_watcher(Manager *m)
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+int manager_drop_privileges(Manager *m)
+{
+	struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+	const char *backend = mw_watcher_get_backend(m->watcher);
+	const unsigned word = CAP_TO_INDEX(CAP_SYS_ADMIN);
+	const uint32_t bit = CAP_TO_MASK(CAP_SYS_ADMIN);
+
+	if (!streq_ptr(backend, "fanotify") && !streq_ptr(backend, "mountinfo")) {
+		log_info("Keeping CAP_SYS_ADMIN: the %s backend needs it after start-up.", backend);
+		return 0;
+	}
+	if (syscall(SYS_capget, &header, data) < 0)
+		return log_error_errno(-errno, "Failed to read the capabilities: %m");
+	if (!((data[word].effective | data[word].permitted | data[word].inheritable) & bit))
+		return 0;
+	/* mountinfo arms nothing: only a fanotify watch cannot be armed anew without it. */
+	m->privileges_dropped = streq_ptr(backend, "fanotify");
+	data[word].effective &= ~bit;
+	data[word].permitted &= ~bit;
+	data[word].inheritable &= ~bit; /* and so the ambient set too */
+	if (syscall(SYS_capset, &header, data) < 0)
+		return log_error_errno(-errno, "Failed to drop CAP_SYS_ADMIN: %m");
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_SYS_ADMIN, 0, 0);
+	log_info("Dropped CAP_SYS_ADMIN once the %s watch was armed: a Backend= that needs it%s takes a restart.",
+		 backend, m->privileges_dropped ? ", and a change of Path= or QueueSize=," : "");
+	return 0;
+}
 
 /* Arms the timer for the watcher's deadline, or disarms it. */
 static int arm_timer(Manager *m)
@@ -380,6 +412,13 @@ static int reload(Manager *m, char **ret_error)
 
 	rewatch = !streq_ptr(c.watch_path, m->config.watch_path) ||
 		  c.queue_size != m->config.queue_size || !streq_ptr(c.backend, m->config.backend);
+	if (rewatch && m->privileges_dropped) {
+		config_done(&c);
+		if (asprintf(&reason, "Path=, QueueSize= or Backend= changed, but the daemon gave up "
+			     "CAP_SYS_ADMIN once its watch was armed: restart it to watch anew") < 0)
+			reason = NULL;
+		return reload_failed(-EPERM, reason, ret_error);
+	}
 	if (rewatch) {
 		Config old = m->config;
 

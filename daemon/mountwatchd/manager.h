@@ -54,6 +54,11 @@ struct Manager {
 	 * generation counts from 0 again in every instance.
 	 */
 	char instance_id[33];
+	/*
+	 * CAP_SYS_ADMIN was given up once a fanotify watch was armed: a reload
+	 * that would arm it anew is refused (say: restart).
+	 */
+	bool privileges_dropped;
 	bool resync_pending; /* a failed resync waits for its retry: the table may miss changes */
 	/*
 	 * Replies with the whole table (ListMounts, GetManagedObjects) larger
@@ -89,6 +94,15 @@ void manager_set_change_fn(Manager *m, ManagerChangeFn fn, void *userdata);
 int manager_open_watcher(Manager *m);
 /* Takes over w (tests: a watcher on the fake kernel). */
 void manager_set_watcher(Manager *m, mw_watcher *w);
+
+/*
+ * Once the watch is armed: on the backends that need CAP_SYS_ADMIN only to
+ * arm the watch (fanotify: the mount namespace mark; mountinfo: none at
+ * all), drops it from the effective, permitted, inheritable and ambient
+ * sets for good. A watch_queue watch keeps it (a new watch_mount(2) per
+ * subtree needs it). Returns 0 or -errno.
+ */
+int manager_drop_privileges(Manager *m);
 
 /* Processes what the watcher has, then re-arms its timeout. */
 int manager_process_events(Manager *m);
