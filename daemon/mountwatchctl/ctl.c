@@ -16,6 +16,7 @@
 
 #include "bus-api.h"
 #include "ctl-format.h"
+#include "hashmap.h"
 #include "mount-info.h"
 #include "util.h"
 
@@ -965,20 +966,58 @@ typedef struct Monitor {
 	/* The last generation seen and the daemon instance it counts in (NULL: a daemon without one). */
 	uint64_t generation;
 	char *instance_id;
+	/* mounts[] by unique ID (from the object path): index + 1, so a lookup is no search. */
+	Hashmap *by_id;
 } Monitor;
+
+/* The unique ID an object path names, 0 if it names none. */
+static uint64_t object_unique_id(const char *path)
+{
+	size_t n = strlen(MW_MOUNT_PREFIX);
+	uint64_t id;
+
+	if (!path || strncmp(path, MW_MOUNT_PREFIX "/", n + 1) != 0 || parse_u64(path + n + 1, &id) < 0)
+		return 0;
+	return id;
+}
 
 static CtlMount *monitor_find(Monitor *mon, const char *path)
 {
-	for (size_t i = 0; i < mon->n; i++)
-		if (streq_ptr(mon->mounts[i].object_path, path))
-			return &mon->mounts[i];
-	return NULL;
+	uintptr_t i = (uintptr_t)hashmap_get(mon->by_id, object_unique_id(path));
+
+	return i && streq_ptr(mon->mounts[i - 1].object_path, path) ? &mon->mounts[i - 1] : NULL;
+}
+
+/* Indexes mounts[i]. Returns 0 or -ENOMEM. */
+static int monitor_index(Monitor *mon, size_t i)
+{
+	uint64_t id = object_unique_id(mon->mounts[i].object_path);
+
+	return id ? hashmap_put(mon->by_id, id, (void *)(uintptr_t)(i + 1)) : 0;
+}
+
+/* A new mount at object, appended and indexed; NULL on ENOMEM. */
+static CtlMount *monitor_add(Monitor *mon, const char *object)
+{
+	CtlMount *m = append(&mon->mounts, &mon->n, &mon->allocated, object);
+
+	if (m && monitor_index(mon, mon->n - 1) < 0) {
+		ctl_mount_done(m);
+		mon->n--;
+		return NULL;
+	}
+	return m;
 }
 
 static void monitor_forget(Monitor *mon, CtlMount *m)
 {
+	size_t i = (size_t)(m - mon->mounts);
+
+	(void)hashmap_remove(mon->by_id, object_unique_id(m->object_path));
 	ctl_mount_done(m);
 	*m = mon->mounts[--mon->n];
+	if (i < mon->n)
+		(void)monitor_index(mon, i); /* the last one moved here: only a replacement, no allocation */
 }
 
 static void monitor_line(uint64_t generation, const char *event, const CtlMount *m, const char *what,
@@ -1073,7 +1112,7 @@ static CtlMount *monitor_fetch(Monitor *mon, sd_bus *bus, const char *object)
 	if (sd_bus_call_method(bus, MW_BUS_NAME, object, "org.freedesktop.DBus.Properties", "GetAll", NULL,
 			       &reply, "s", MW_MOUNT_IFACE) < 0)
 		return NULL;
-	m = append(&mon->mounts, &mon->n, &mon->allocated, object);
+	m = monitor_add(mon, object);
 	if (m && read_mount_props(reply, m, NULL) < 0) {
 		monitor_forget(mon, m);
 		m = NULL;
@@ -1182,7 +1221,7 @@ static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error
 			CtlMount *m = monitor_find(mon, object);
 
 			if (!m)
-				m = append(&mon->mounts, &mon->n, &mon->allocated, object);
+				m = monitor_add(mon, object);
 			if (!m || read_mount_props(msg, m, NULL) < 0)
 				return 0;
 		} else if (sd_bus_message_skip(msg, "a{sv}") < 0)
@@ -1295,6 +1334,13 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 	if (r < 0)
 		return -r;
 	mon.allocated = mon.n;
+	r = hashmap_new(&mon.by_id);
+	for (size_t i = 0; r >= 0 && i < mon.n; i++)
+		r = monitor_index(&mon, i);
+	if (r < 0) {
+		fprintf(stderr, "Failed to index the mounts: %s\n", strerror(-r));
+		return EXIT_FAIL;
+	}
 	if (!(arg_flags & (CTL_OUTPUT_JSON | CTL_OUTPUT_NOHEADINGS))) {
 		printf("%-7s %-9s %s   %s\n", "GEN", "EVENT", "MOUNTPOINT", "CHANGE");
 		fflush(stdout);
@@ -1319,6 +1365,7 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 	if (r >= 0)
 		r = sd_event_loop(event);
 	ctl_mounts_free(mon.mounts, mon.n);
+	hashmap_free(mon.by_id);
 	ctl_mount_done(&mon.before);
 	free(mon.changed_path);
 	free(mon.instance_id);
