@@ -157,12 +157,13 @@ fail:
 }
 
 /*
- * Calls a manager method without arguments and leaves the error to the
- * caller, who may take some errors as an answer (LimitsExceeded,
- * UnknownMethod). Returns sd_bus_call()'s result.
+ * Calls a manager method, with one argument of basic type (type 0: none;
+ * value as sd_bus_message_append_basic() takes it), and leaves the error to
+ * the caller, who may take some errors as an answer (LimitsExceeded,
+ * UnknownMethod, NoSuchMount). Returns sd_bus_call()'s result.
  */
-static int call_manager(sd_bus *bus, const char *iface, const char *member, sd_bus_error *error,
-			sd_bus_message **reply)
+static int call_manager_arg(sd_bus *bus, const char *iface, const char *member, char type, const void *value,
+			    sd_bus_error *error, sd_bus_message **reply)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 	int r;
@@ -170,9 +171,17 @@ static int call_manager(sd_bus *bus, const char *iface, const char *member, sd_b
 	r = sd_bus_message_new_method_call(bus, &m, MW_BUS_NAME, MW_MANAGER_PATH, iface, member);
 	if (r >= 0 && arg_no_start)
 		r = sd_bus_message_set_auto_start(m, 0);
+	if (r >= 0 && type)
+		r = sd_bus_message_append_basic(m, type, value);
 	if (r >= 0)
 		r = sd_bus_call(bus, m, 0, error, reply);
 	return r;
+}
+
+static int call_manager(sd_bus *bus, const char *iface, const char *member, sd_bus_error *error,
+			sd_bus_message **reply)
+{
+	return call_manager_arg(bus, iface, member, 0, NULL, error, reply);
 }
 
 /*
@@ -742,13 +751,26 @@ static int cmd_show(sd_bus *bus, int argc, char **argv)
 	return printed(r);
 }
 
+/* wait's and target's answer: the mount at object, in list's layout. Returns an exit status. */
+static int print_mount(sd_bus *bus, const char *object)
+{
+	CtlMount m;
+	int r;
+
+	r = get_mount(bus, object, &m);
+	if (r < 0)
+		return -r;
+	r = ctl_print_list(stdout, &m, 1, arg_cols, arg_n_cols, arg_flags);
+	ctl_mount_done(&m);
+	return printed(r);
+}
+
 static int cmd_wait(sd_bus *bus, int argc, char **argv)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_free_ char *abs = NULL;
 	uint64_t usec = 0, call_timeout = UINT64_MAX;
 	const char *object;
-	CtlMount m;
 	int r;
 
 	if (argc != 2 || !*argv[1]) {
@@ -773,34 +795,12 @@ static int cmd_wait(sd_bus *bus, int argc, char **argv)
 	r = sd_bus_message_read(reply, "o", &object);
 	if (r < 0)
 		return EXIT_FAIL;
-	r = get_mount(bus, object, &m);
-	if (r < 0)
-		return -r;
-	r = ctl_print_list(stdout, &m, 1, arg_cols, arg_n_cols, arg_flags);
-	ctl_mount_done(&m);
-	return printed(r);
+	return print_mount(bus, object);
 }
 
 #ifndef STATX_MNT_ID_UNIQUE
 #define STATX_MNT_ID_UNIQUE 0x00004000U /* Linux 6.8 */
 #endif
-
-/* A Manager method of one argument of basic type (value as sd_bus_message_append_basic() takes it). */
-static int lookup(sd_bus *bus, const char *member, char type, const void *value, sd_bus_error *error,
-		  sd_bus_message **reply)
-{
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-	int r;
-
-	r = sd_bus_message_new_method_call(bus, &m, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, member);
-	if (r >= 0 && arg_no_start)
-		r = sd_bus_message_set_auto_start(m, 0);
-	if (r >= 0)
-		r = sd_bus_message_append_basic(m, type, value);
-	if (r >= 0)
-		r = sd_bus_call(bus, m, 0, error, reply);
-	return r;
-}
 
 /*
  * The object of the mount that holds path (which exists), as findmnt -T
@@ -821,7 +821,8 @@ static int target_object(sd_bus *bus, const char *path, char **ret)
 	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID_UNIQUE, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID_UNIQUE)) {
 		_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 
-		r = lookup(bus, "GetMount", 't', &(uint64_t){ stx.stx_mnt_id }, NULL, &reply);
+		r = call_manager_arg(bus, MW_MANAGER_IFACE, "GetMount", 't', &(uint64_t){ stx.stx_mnt_id }, NULL,
+				     &reply);
 		if (r >= 0 && sd_bus_message_read(reply, "o", &object) > 0)
 			return (*ret = strdup(object)) ? 0 : -EXIT_FAIL;
 	}
@@ -830,7 +831,7 @@ static int target_object(sd_bus *bus, const char *path, char **ret)
 		sd_bus_error error = SD_BUS_ERROR_NULL;
 		char *slash;
 
-		r = lookup(bus, "GetMountByPath", 's', p, &error, &reply);
+		r = call_manager_arg(bus, MW_MANAGER_IFACE, "GetMountByPath", 's', p, &error, &reply);
 		if (r >= 0) {
 			if (sd_bus_message_read(reply, "o", &object) <= 0)
 				return -EXIT_FAIL;
@@ -850,7 +851,6 @@ static int target_object(sd_bus *bus, const char *path, char **ret)
 static int cmd_target(sd_bus *bus, int argc, char **argv)
 {
 	_cleanup_free_ char *abs = NULL, *object = NULL;
-	CtlMount m;
 	int r;
 
 	if (argc != 2 || !*argv[1]) {
@@ -865,12 +865,7 @@ static int cmd_target(sd_bus *bus, int argc, char **argv)
 	r = target_object(bus, abs, &object);
 	if (r < 0)
 		return -r;
-	r = get_mount(bus, object, &m);
-	if (r < 0)
-		return -r;
-	r = ctl_print_list(stdout, &m, 1, arg_cols, arg_n_cols, arg_flags);
-	ctl_mount_done(&m);
-	return printed(r);
+	return print_mount(bus, object);
 }
 
 static int cmd_status(sd_bus *bus, int argc, char **argv)

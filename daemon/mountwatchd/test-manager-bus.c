@@ -50,6 +50,10 @@ static Manager *manager;
  */
 static int method_mount(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
+	/* Quiet(name): a mount that adds a generation but sends no signal, as a lost one would look. */
+	bool quiet = streq_ptr(sd_bus_message_get_member(m), "Quiet");
+	ManagerChangeFn fn = manager->change_fn;
+	void *data = manager->change_userdata;
 	const char *name;
 	uint64_t id;
 	int r;
@@ -57,8 +61,12 @@ static int method_mount(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	r = sd_bus_message_read(m, "s", &name);
 	if (r < 0)
 		return r;
+	if (quiet)
+		manager_set_change_fn(manager, NULL, NULL);
 	id = fake_mount(kernel, fake_root(kernel), name, "tmpfs");
 	(void)manager_process_events(manager);
+	if (quiet)
+		manager_set_change_fn(manager, fn, data);
 	if (streq_ptr(sd_bus_message_get_member(m), "Flash")) {
 		fake_umount(kernel, id);
 		(void)manager_process_events(manager);
@@ -87,25 +95,6 @@ static int method_mount_as(sd_bus_message *m, void *userdata, sd_bus_error *erro
 		return -ENOMEM;
 	id = fake_mount(kernel, fake_root(kernel), unescape_octal(name), unescape_octal(fstype));
 	(void)manager_process_events(manager);
-	return sd_bus_reply_method_return(m, "t", id);
-}
-
-/* Quiet(name): a mount that adds a generation but sends no signal, as a lost one would look. */
-static int method_quiet(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-	ManagerChangeFn fn = manager->change_fn;
-	void *data = manager->change_userdata;
-	const char *name;
-	uint64_t id;
-	int r;
-
-	r = sd_bus_message_read(m, "s", &name);
-	if (r < 0)
-		return r;
-	manager_set_change_fn(manager, NULL, NULL);
-	id = fake_mount(kernel, fake_root(kernel), name, "tmpfs");
-	(void)manager_process_events(manager);
-	manager_set_change_fn(manager, fn, data);
 	return sd_bus_reply_method_return(m, "t", id);
 }
 
@@ -207,7 +196,7 @@ static const sd_bus_vtable test_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("Mount", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
 	SD_BUS_METHOD_WITH_ARGS("MountAs", SD_BUS_ARGS("s", name, "s", fstype), SD_BUS_RESULT("t", id),
 				method_mount_as, 0),
-	SD_BUS_METHOD_WITH_ARGS("Quiet", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_quiet, 0),
+	SD_BUS_METHOD_WITH_ARGS("Quiet", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
 	SD_BUS_METHOD_WITH_ARGS("Umount", SD_BUS_ARGS("t", id), SD_BUS_NO_ARGS, method_umount, 0),
 	SD_BUS_METHOD_WITH_ARGS("Flash", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetAttr", SD_BUS_ARGS("t", id, "t", attr), SD_BUS_NO_ARGS, method_setattr, 0),
