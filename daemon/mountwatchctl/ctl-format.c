@@ -178,7 +178,8 @@ static struct libscols_table *new_table(FILE *f, const char *name, const int *co
 		if (p->signature[0] == 'b')
 			json = SCOLS_JSON_BOOLEAN;
 		else if (p->signature[0] != 's') {
-			json = SCOLS_JSON_NUMBER;
+			/* 64-bit values (IDs) as strings: a JSON reader with doubles loses digits past 2^53. */
+			json = p->signature[0] == 't' ? SCOLS_JSON_STRING : SCOLS_JSON_NUMBER;
 			fl |= SCOLS_FL_RIGHT;
 		}
 		if (cols[i] == tree_col)
@@ -198,15 +199,24 @@ static struct libscols_table *new_table(FILE *f, const char *name, const int *co
 	return t;
 }
 
+/* A line of m's values in t; escaped for a terminal (ctl_escape()) unless the table is JSON. */
 static int add_line(struct libscols_table *t, struct libscols_line *parent, const CtlMount *m,
 		    const int *cols, size_t n_cols, struct libscols_line **ret)
 {
 	struct libscols_line *l = scols_table_new_line(t, parent);
+	bool json = scols_table_is_json(t);
 
 	if (!l)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_cols; i++) {
 		char *s = ctl_value_string(m, cols[i]);
+
+		if (s && !json && sig(cols[i]) == 's') {
+			char *e = ctl_escape(s);
+
+			free(s);
+			s = e;
+		}
 
 		/* JSON booleans: libsmartcols reads 'n' and '0' as false. */
 		if (!s || scols_line_refer_data(l, i, s) < 0) {
@@ -352,7 +362,8 @@ int ctl_print_show(FILE *f, const CtlMount *m, const int *props, size_t n_props,
 	if (flags & CTL_OUTPUT_JSON)
 		return ctl_print_list(f, m, 1, props, n_props, flags);
 	for (size_t i = 0; i < n_props; i++) {
-		_cleanup_free_ char *s = ctl_value_string(m, props[i]);
+		_cleanup_free_ char *v = ctl_value_string(m, props[i]);
+		_cleanup_free_ char *s = v ? ctl_escape(v) : NULL;
 
 		if (!s)
 			return -ENOMEM;
@@ -369,7 +380,24 @@ int ctl_print_show(FILE *f, const CtlMount *m, const int *props, size_t n_props,
 void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ?: ""); *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)(s ?: ""); *p;) {
+		size_t n = utf8_sequence(p);
+
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			p++;
+			continue;
+		}
+		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) { /* C1 */
+			fprintf(f, "\\u%04x", p[1]);
+			p += 2;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
 		switch (*p) {
 		case '"':
 			fputs("\\\"", f);
@@ -384,13 +412,24 @@ void json_string(FILE *f, const char *s)
 			fputs("\\t", f);
 			break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20 || *p == 0x7f)
 				fprintf(f, "\\u%04x", *p);
 			else
 				fputc(*p, f);
 		}
+		p++;
 	}
 	fputc('"', f);
+}
+
+char *ctl_escape(const char *s)
+{
+	char *t = NULL;
+	int r = escape_unsafe(s ?: "", &t);
+
+	if (r < 0)
+		return NULL;
+	return r > 0 ? t : strdup(s ?: "");
 }
 
 static void json_value(FILE *f, const CtlMount *m, unsigned prop)
@@ -401,6 +440,9 @@ static void json_value(FILE *f, const CtlMount *m, unsigned prop)
 		break;
 	case 'b':
 		fputs(m->v[prop].b ? "true" : "false", f);
+		break;
+	case 't': /* as the tables have it: a string */
+		fprintf(f, "\"%" PRIu64 "\"", m->v[prop].u);
 		break;
 	default:
 		fprintf(f, "%" PRIu64, m->v[prop].u);
@@ -443,8 +485,10 @@ char *ctl_change_text(const CtlMount *old, const CtlMount *new, uint32_t mask, b
 			json_value(f, new, i);
 			fputc(']', f);
 		} else {
-			a = ctl_value_string(old, i);
-			b = ctl_value_string(new, i);
+			_cleanup_free_ char *va = ctl_value_string(old, i), *vb = ctl_value_string(new, i);
+
+			a = va ? ctl_escape(va) : NULL;
+			b = vb ? ctl_escape(vb) : NULL;
 			fprintf(f, "%s%s: %s -> %s", first ? "" : ", ", mount_property_name(i), a ?: "",
 				b ?: "");
 		}

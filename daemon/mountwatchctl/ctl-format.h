@@ -89,7 +89,20 @@ void ctl_print_mount_json(FILE *f, const CtlMount *m, const int *cols, size_t n_
  */
 char *ctl_change_text(const CtlMount *old, const CtlMount *new, uint32_t mask, bool json);
 
-/* Writes s as a JSON string (quoted, escaped). */
+/*
+ * s for a terminal, allocated: every byte that could move the cursor or
+ * start a control sequence - C0 (newline and tab among them), DEL, the C1
+ * controls U+0080..U+009F - and every byte of invalid UTF-8 is written as
+ * mountinfo writes odd bytes, a backslash and three octal digits, and so
+ * is the backslash itself ("\134"); unescape_octal() undoes it. Other
+ * UTF-8 stays as it is.
+ */
+char *ctl_escape(const char *s);
+
+/*
+ * Writes s as a JSON string (quoted, escaped): control characters, DEL and
+ * the C1 controls as \u00XX; a byte of invalid UTF-8 as U+FFFD.
+ */
 void json_string(FILE *f, const char *s);
 
 /*

@@ -5,16 +5,19 @@
  * Exit codes are documented in --help and mountwatchctl(1) so that scripts
  * can use them.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <systemd/sd-bus.h>
+#include <sys/stat.h>
 #include <systemd/sd-event.h>
 
 #include "bus-api.h"
 #include "ctl-format.h"
 #include "mount-properties.h"
+#include "hashmap.h"
 #include "util.h"
 
 /*
@@ -60,6 +63,7 @@ static void help(void)
 	       "  show ID|PATH        The properties of one mount, Name=value\n"
 	       "  monitor             What changes, to what, as it happens\n"
 	       "  wait PATH           Wait until something is mounted at PATH, then show it\n"
+	       "  target PATH         The mount that holds PATH (as findmnt -T)\n"
 	       "  status              The daemon's backend and counters\n"
 	       "  resync              Make the daemon resynchronise with the kernel (root)\n"
 	       "  reload              Make the daemon re-read its configuration, wait until done (root)\n"
@@ -87,8 +91,12 @@ static void help(void)
 }
 
 /* Maps a failed call to a message and an exit status. */
-static int bus_failure(const char *what, const sd_bus_error *error, int r)
+static int bus_failure(const char *what, const sd_bus_error *raw_error, int r)
 {
+	/* The daemon's messages quote paths: escaped like every other text for a terminal. */
+	_cleanup_free_ char *message = raw_error->message ? ctl_escape(raw_error->message) : NULL;
+	const sd_bus_error *error = &(const sd_bus_error){ .name = raw_error->name, .message = message };
+
 	if (sd_bus_error_has_names(error, "org.freedesktop.DBus.Error.ServiceUnknown",
 				   "org.freedesktop.DBus.Error.NameHasNoOwner",
 				   "org.freedesktop.systemd1.NoSuchUnit", "org.freedesktop.systemd1.UnitFailed",
@@ -149,12 +157,13 @@ fail:
 }
 
 /*
- * Calls a manager method without arguments and leaves the error to the
- * caller, who may take some errors as an answer (LimitsExceeded,
- * UnknownMethod). Returns sd_bus_call()'s result.
+ * Calls a manager method, with one argument of basic type (type 0: none;
+ * value as sd_bus_message_append_basic() takes it), and leaves the error to
+ * the caller, who may take some errors as an answer (LimitsExceeded,
+ * UnknownMethod, NoSuchMount). Returns sd_bus_call()'s result.
  */
-static int call_manager(sd_bus *bus, const char *iface, const char *member, sd_bus_error *error,
-			sd_bus_message **reply)
+static int call_manager_arg(sd_bus *bus, const char *iface, const char *member, char type, const void *value,
+			    sd_bus_error *error, sd_bus_message **reply)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 	int r;
@@ -162,9 +171,17 @@ static int call_manager(sd_bus *bus, const char *iface, const char *member, sd_b
 	r = sd_bus_message_new_method_call(bus, &m, MW_BUS_NAME, MW_MANAGER_PATH, iface, member);
 	if (r >= 0 && arg_no_start)
 		r = sd_bus_message_set_auto_start(m, 0);
+	if (r >= 0 && type)
+		r = sd_bus_message_append_basic(m, type, value);
 	if (r >= 0)
 		r = sd_bus_call(bus, m, 0, error, reply);
 	return r;
+}
+
+static int call_manager(sd_bus *bus, const char *iface, const char *member, sd_bus_error *error,
+			sd_bus_message **reply)
+{
+	return call_manager_arg(bus, iface, member, 0, NULL, error, reply);
 }
 
 /*
@@ -260,6 +277,7 @@ static int read_mount_props(sd_bus_message *reply, CtlMount *m, uint32_t *mask)
 typedef struct Status {
 	char *version, *backend, *watched_path;
 	uint64_t mount_count, generation, overruns, resyncs;
+	int resync_pending; /* -1: the daemon has no such property */
 } Status;
 
 static int read_status(sd_bus_message *reply, Status *st)
@@ -284,6 +302,14 @@ static int read_status(sd_bus_message *reply, Status *st)
 		r = sd_bus_message_peek_type(reply, NULL, &contents);
 		if (r < 0)
 			return r;
+		if (streq_ptr(name, "ResyncPending") && streq_ptr(contents, "b")) {
+			r = sd_bus_message_read(reply, "v", "b", &st->resync_pending);
+			if (r >= 0)
+				r = sd_bus_message_exit_container(reply);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if ((str && streq_ptr(contents, "s")) || (num && (streq_ptr(contents, "t") ||
 								  streq_ptr(contents, "u")))) {
 			r = sd_bus_message_enter_container(reply, 'v', contents);
@@ -455,9 +481,16 @@ static int parse_mount_table(char *text, size_t len, CtlMount **ret, size_t *ret
 		m = append(&l, &n, &allocated, fields[path_col]);
 		if (!m)
 			r = -ENOMEM;
-		for (int c = 0; c < n_cols && r >= 0; c++)
-			if (cols[c] >= 0)
-				r = ctl_mount_set(m, (unsigned)cols[c], fields[c]) < 0 ? -EBADMSG : 0;
+		for (int c = 0; c < n_cols && r >= 0; c++) {
+			_cleanup_free_ char *shown = NULL;
+
+			if (cols[c] < 0)
+				continue;
+			/* The table carries the kernel's bytes: shown as the string properties show them. */
+			r = escape_for_display(fields[c], &shown);
+			if (r >= 0)
+				r = ctl_mount_set(m, (unsigned)cols[c], shown ?: fields[c]) < 0 ? -EBADMSG : 0;
+		}
 	}
 	if (r < 0) {
 		ctl_mounts_free(l, n);
@@ -597,7 +630,25 @@ static int get_mount(sd_bus *bus, const char *object, CtlMount *ret)
 	return 0;
 }
 
-/* Resolves ID or PATH to an object path (to be freed). */
+/*
+ * PATH as the daemon wants it, absolute: with symlinks followed where it
+ * exists (as findmnt does), else a relative one below the working
+ * directory. Allocated; NULL on ENOMEM or without a working directory.
+ */
+static char *absolute_path(const char *path)
+{
+	_cleanup_free_ char *cwd = NULL;
+	char *abs = realpath(path, NULL);
+
+	if (abs || path[0] == '/')
+		return abs ?: strdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd || asprintf(&abs, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return abs;
+}
+
+/* Resolves ID or PATH (absolute or relative; "./123" for a path of digits) to an object path (to be freed). */
 static int resolve(sd_bus *bus, const char *arg, char **ret)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -608,15 +659,15 @@ static int resolve(sd_bus *bus, const char *arg, char **ret)
 	if (parse_u64(arg, &id) >= 0)
 		r = call(bus, "look up the mount", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE, "GetMount",
 			 "t", id);
-	else if (arg[0] == '/') {
-		_cleanup_free_ char *abs = realpath(arg, NULL);
+	else {
+		_cleanup_free_ char *abs = absolute_path(arg);
 
-		/* Follow symlinks where the path exists, as findmnt does. */
+		if (!abs) {
+			fprintf(stderr, "Failed to make %s absolute: %s\n", arg, strerror(errno));
+			return -EXIT_FAIL;
+		}
 		r = call(bus, "look up the mount", &reply, 0, MW_MANAGER_PATH, MW_MANAGER_IFACE,
-			 "GetMountByPath", "s", abs ?: arg);
-	} else {
-		fprintf(stderr, "Not a unique mount ID or an absolute path: %s\n", arg);
-		return -EXIT_USAGE;
+			 "GetMountByPath", "s", abs);
 	}
 	if (r < 0)
 		return r;
@@ -707,33 +758,12 @@ static int cmd_show(sd_bus *bus, int argc, char **argv)
 	return printed(r);
 }
 
-static int cmd_wait(sd_bus *bus, int argc, char **argv)
+/* wait's and target's answer: the mount at object, in list's layout. Returns an exit status. */
+static int print_mount(sd_bus *bus, const char *object)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	_cleanup_free_ char *abs = NULL;
-	uint64_t usec = 0, call_timeout = UINT64_MAX;
-	const char *object;
 	CtlMount m;
 	int r;
 
-	if (argc != 2 || argv[1][0] != '/') {
-		fprintf(stderr, "wait needs one absolute PATH.\n");
-		return EXIT_USAGE;
-	}
-	if (arg_timeout >= 0) {
-		usec = (uint64_t)(arg_timeout * 1e6);
-		if (usec == 0)
-			usec = 1;
-		call_timeout = usec + 5 * 1000000ULL; /* the daemon answers Timeout first */
-	}
-	abs = realpath(argv[1], NULL);
-	r = call(bus, "wait for the mount", &reply, call_timeout, MW_MANAGER_PATH, MW_MANAGER_IFACE,
-		 "WaitForMount", "st", abs ?: argv[1], usec);
-	if (r < 0)
-		return -r;
-	r = sd_bus_message_read(reply, "o", &object);
-	if (r < 0)
-		return EXIT_FAIL;
 	r = get_mount(bus, object, &m);
 	if (r < 0)
 		return -r;
@@ -742,10 +772,113 @@ static int cmd_wait(sd_bus *bus, int argc, char **argv)
 	return printed(r);
 }
 
+static int cmd_wait(sd_bus *bus, int argc, char **argv)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_free_ char *abs = NULL;
+	uint64_t usec = 0, call_timeout = UINT64_MAX;
+	const char *object;
+	int r;
+
+	if (argc != 2 || !*argv[1]) {
+		fprintf(stderr, "wait needs one PATH.\n");
+		return EXIT_USAGE;
+	}
+	if (arg_timeout >= 0) {
+		usec = (uint64_t)(arg_timeout * 1e6);
+		if (usec == 0)
+			usec = 1;
+		call_timeout = usec + 5 * 1000000ULL; /* the daemon answers Timeout first */
+	}
+	abs = absolute_path(argv[1]);
+	if (!abs) {
+		fprintf(stderr, "Failed to make %s absolute: %s\n", argv[1], strerror(errno));
+		return EXIT_FAIL;
+	}
+	r = call(bus, "wait for the mount", &reply, call_timeout, MW_MANAGER_PATH, MW_MANAGER_IFACE,
+		 "WaitForMount", "st", abs, usec);
+	if (r < 0)
+		return -r;
+	r = sd_bus_message_read(reply, "o", &object);
+	if (r < 0)
+		return EXIT_FAIL;
+	return print_mount(bus, object);
+}
+
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U /* Linux 6.8 */
+#endif
+
+/*
+ * The object of the mount that holds path (which exists), as findmnt -T
+ * finds it: by statx()'s STATX_MNT_ID_UNIQUE, the daemon's UniqueId, where
+ * the kernel has it; else (or if the daemon does not know that ID) the
+ * nearest of path and its parents that is a mount point. Returns 0, or an
+ * exit status negated.
+ */
+static int target_object(sd_bus *bus, const char *path, char **ret)
+{
+	_cleanup_free_ char *p = strdup(path);
+	struct statx stx = {};
+	const char *object;
+	int r;
+
+	if (!p)
+		return -EXIT_FAIL;
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID_UNIQUE, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID_UNIQUE)) {
+		_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+		r = call_manager_arg(bus, MW_MANAGER_IFACE, "GetMount", 't', &(uint64_t){ stx.stx_mnt_id }, NULL,
+				     &reply);
+		if (r >= 0 && sd_bus_message_read(reply, "o", &object) > 0)
+			return (*ret = strdup(object)) ? 0 : -EXIT_FAIL;
+	}
+	for (;;) {
+		_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+		sd_bus_error error = SD_BUS_ERROR_NULL;
+		char *slash;
+
+		r = call_manager_arg(bus, MW_MANAGER_IFACE, "GetMountByPath", 's', p, &error, &reply);
+		if (r >= 0) {
+			if (sd_bus_message_read(reply, "o", &object) <= 0)
+				return -EXIT_FAIL;
+			return (*ret = strdup(object)) ? 0 : -EXIT_FAIL;
+		}
+		if (!sd_bus_error_has_name(&error, MW_ERROR_NO_SUCH_MOUNT) || streq_ptr(p, "/")) {
+			r = bus_failure("look up the mount", &error, r);
+			sd_bus_error_free(&error);
+			return -r;
+		}
+		sd_bus_error_free(&error);
+		slash = strrchr(p, '/');
+		slash[slash == p] = 0; /* "/a" -> "/", "/a/b" -> "/a" */
+	}
+}
+
+static int cmd_target(sd_bus *bus, int argc, char **argv)
+{
+	_cleanup_free_ char *abs = NULL, *object = NULL;
+	int r;
+
+	if (argc != 2 || !*argv[1]) {
+		fprintf(stderr, "target needs one PATH.\n");
+		return EXIT_USAGE;
+	}
+	abs = realpath(argv[1], NULL);
+	if (!abs) {
+		fprintf(stderr, "Failed to resolve %s: %s\n", argv[1], strerror(errno));
+		return errno == ENOENT ? EXIT_NO_SUCH_MOUNT : EXIT_FAIL;
+	}
+	r = target_object(bus, abs, &object);
+	if (r < 0)
+		return -r;
+	return print_mount(bus, object);
+}
+
 static int cmd_status(sd_bus *bus, int argc, char **argv)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	Status st = {};
+	Status st = { .resync_pending = -1 };
 	int r;
 
 	r = call(bus, "read the daemon's status", &reply, 0, MW_MANAGER_PATH,
@@ -763,15 +896,23 @@ static int cmd_status(sd_bus *bus, int argc, char **argv)
 		json_string(stdout, st.backend);
 		printf(", \"watchedpath\": ");
 		json_string(stdout, st.watched_path);
-		printf(", \"mountcount\": %" PRIu64 ", \"generation\": %" PRIu64 ", \"overruns\": %" PRIu64
-		       ", \"resyncs\": %" PRIu64 "}\n   ]\n}\n", st.mount_count, st.generation, st.overruns,
-		       st.resyncs);
+		printf(", \"mountcount\": %" PRIu64 ", \"generation\": \"%" PRIu64 "\", \"overruns\": \"%" PRIu64
+		       "\", \"resyncs\": \"%" PRIu64 "\"", st.mount_count, st.generation, st.overruns, st.resyncs);
+		if (st.resync_pending >= 0)
+			printf(", \"resyncpending\": %s", st.resync_pending ? "true" : "false");
+		printf("}\n   ]\n}\n");
 		r = EXIT_OK;
 	} else {
+		_cleanup_free_ char *version = ctl_escape(st.version), *backend = ctl_escape(st.backend);
+		_cleanup_free_ char *watched = ctl_escape(st.watched_path);
+
 		printf("Version: %s\nBackend: %s\nWatchedPath: %s\nMountCount: %" PRIu64
 		       "\nGeneration: %" PRIu64 "\nOverruns: %" PRIu64 "\nResyncs: %" PRIu64 "\n",
-		       st.version ?: "", st.backend ?: "", st.watched_path ?: "", st.mount_count,
+		       version ?: "", backend ?: "", watched ?: "", st.mount_count,
 		       st.generation, st.overruns, st.resyncs);
+		/* The one property that says the table may be wrong. */
+		if (st.resync_pending >= 0)
+			printf("ResyncPending: %s\n", st.resync_pending ? "yes (the table may miss changes)" : "no");
 		r = EXIT_OK;
 	}
 	free(st.version);
@@ -793,7 +934,8 @@ static int cmd_resync(sd_bus *bus, int argc, char **argv)
 	if (r < 0)
 		return EXIT_FAIL;
 	if (arg_flags & CTL_OUTPUT_JSON)
-		printf("{\"added\": %u, \"removed\": %u, \"changed\": %u}\n", added, removed, changed);
+		printf("{\n   \"resync\": [\n      {\"added\": %u, \"removed\": %u, \"changed\": %u}\n   ]\n}\n",
+		       added, removed, changed);
 	else
 		printf("Resynchronised: %u added, %u removed, %u changed.\n", added, removed, changed);
 	return EXIT_OK;
@@ -823,27 +965,68 @@ typedef struct Monitor {
 	char *changed_path;
 	CtlMount before;
 	uint32_t changed_mask;
+	/* The last generation seen and the daemon instance it counts in (NULL: a daemon without one). */
+	uint64_t generation;
+	char *instance_id;
+	/* mounts[] by unique ID (from the object path): index + 1, so a lookup is no search. */
+	Hashmap *by_id;
 } Monitor;
+
+/* The unique ID an object path names, 0 if it names none. */
+static uint64_t object_unique_id(const char *path)
+{
+	size_t n = strlen(MW_MOUNT_PREFIX);
+	uint64_t id;
+
+	if (!path || strncmp(path, MW_MOUNT_PREFIX "/", n + 1) != 0 || parse_u64(path + n + 1, &id) < 0)
+		return 0;
+	return id;
+}
 
 static CtlMount *monitor_find(Monitor *mon, const char *path)
 {
-	for (size_t i = 0; i < mon->n; i++)
-		if (streq_ptr(mon->mounts[i].object_path, path))
-			return &mon->mounts[i];
-	return NULL;
+	uintptr_t i = (uintptr_t)hashmap_get(mon->by_id, object_unique_id(path));
+
+	return i && streq_ptr(mon->mounts[i - 1].object_path, path) ? &mon->mounts[i - 1] : NULL;
+}
+
+/* Indexes mounts[i]. Returns 0 or -ENOMEM. */
+static int monitor_index(Monitor *mon, size_t i)
+{
+	uint64_t id = object_unique_id(mon->mounts[i].object_path);
+
+	return id ? hashmap_put(mon->by_id, id, (void *)(uintptr_t)(i + 1)) : 0;
+}
+
+/* A new mount at object, appended and indexed; NULL on ENOMEM. */
+static CtlMount *monitor_add(Monitor *mon, const char *object)
+{
+	CtlMount *m = append(&mon->mounts, &mon->n, &mon->allocated, object);
+
+	if (m && monitor_index(mon, mon->n - 1) < 0) {
+		ctl_mount_done(m);
+		mon->n--;
+		return NULL;
+	}
+	return m;
 }
 
 static void monitor_forget(Monitor *mon, CtlMount *m)
 {
+	size_t i = (size_t)(m - mon->mounts);
+
+	(void)hashmap_remove(mon->by_id, object_unique_id(m->object_path));
 	ctl_mount_done(m);
 	*m = mon->mounts[--mon->n];
+	if (i < mon->n)
+		(void)monitor_index(mon, i); /* the last one moved here: only a replacement, no allocation */
 }
 
 static void monitor_line(uint64_t generation, const char *event, const CtlMount *m, const char *what,
 			 const char *json_changes)
 {
 	if (arg_flags & CTL_OUTPUT_JSON) {
-		printf("{\"generation\": %" PRIu64 ", \"event\": \"%s\"", generation, event);
+		printf("{\"generation\": \"%" PRIu64 "\", \"event\": \"%s\"", generation, event);
 		if (m) {
 			printf(", \"mount\": ");
 			ctl_print_mount_json(stdout, m, arg_cols, arg_n_cols);
@@ -851,10 +1034,71 @@ static void monitor_line(uint64_t generation, const char *event, const CtlMount 
 		if (json_changes)
 			printf(", \"changed\": %s", json_changes);
 		printf("}\n");
-	} else
-		printf("%-7" PRIu64 " %-9s %s%s%s\n", generation, event,
-		       m ? m->v[MW_FIELD_MOUNT_POINT].s ?: "" : "", what && *what ? "   " : "", what ?: "");
+	} else {
+		_cleanup_free_ char *point = ctl_escape(m ? m->v[MW_FIELD_MOUNT_POINT].s : "");
+
+		/* what is escaped already: ctl_change_text(), or monitor_added_text(). */
+		printf("%-7" PRIu64 " %-9s %s%s%s\n", generation, event, point ?: "", what && *what ? "   " : "",
+		       what ?: "");
+	}
 	fflush(stdout);
+}
+
+/*
+ * Each change adds 1 to the generation and is announced with it: a signal
+ * more than 1 past the last one seen means signals were lost (the bus
+ * dropped them, or this client read too slowly). Says so, in the stream.
+ */
+static void monitor_check_generation(Monitor *mon, uint64_t generation)
+{
+	if (generation > mon->generation + 1) {
+		uint64_t missed = generation - mon->generation - 1;
+
+		if (arg_flags & CTL_OUTPUT_JSON)
+			printf("{\"generation\": \"%" PRIu64 "\", \"event\": \"gap\", \"missed\": \"%" PRIu64
+			       "\"}\n", generation, missed);
+		else
+			printf("%-7" PRIu64 " %-9s %" PRIu64 " changes not seen (generations %" PRIu64 "-%" PRIu64
+			       "): 'mountwatchctl list' shows the table now\n", generation, "gap", missed,
+			       mon->generation + 1, generation - 1);
+		fflush(stdout);
+	}
+	if (generation > mon->generation)
+		mon->generation = generation;
+}
+
+/*
+ * The daemon's generation and instance now (subscribed before: what
+ * follows is seen). A new instance counts its generations from 0: says so
+ * when the instance differs from the one before. Returns 0 or -errno.
+ */
+static int monitor_read_instance(Monitor *mon, sd_bus *bus)
+{
+	_cleanup_free_ char *instance = NULL;
+	uint64_t generation = 0;
+	int r;
+
+	r = sd_bus_get_property_trivial(bus, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation", NULL,
+					't', &generation);
+	if (r < 0)
+		return r;
+	/* A daemon from before InstanceId: no instance to compare. */
+	(void)sd_bus_get_property_string(bus, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, "InstanceId",
+					 NULL, &instance);
+	if (mon->instance_id && instance && !streq_ptr(mon->instance_id, instance)) {
+		if (arg_flags & CTL_OUTPUT_JSON)
+			printf("{\"generation\": \"%" PRIu64 "\", \"event\": \"instance\", \"instanceid\": \"%s\", "
+			       "\"was\": \"%s\"}\n", generation, instance, mon->instance_id);
+		else
+			printf("%-7" PRIu64 " %-9s a new mountwatchd (InstanceId %s, was %s): generations count "
+			       "from 0 again, changes in between were not seen\n", generation, "instance", instance,
+			       mon->instance_id);
+		fflush(stdout);
+	}
+	free(mon->instance_id);
+	mon->instance_id = TAKE_PTR(instance);
+	mon->generation = generation;
+	return 0;
 }
 
 /*
@@ -870,12 +1114,25 @@ static CtlMount *monitor_fetch(Monitor *mon, sd_bus *bus, const char *object)
 	if (sd_bus_call_method(bus, MW_BUS_NAME, object, "org.freedesktop.DBus.Properties", "GetAll", NULL,
 			       &reply, "s", MW_MOUNT_IFACE) < 0)
 		return NULL;
-	m = append(&mon->mounts, &mon->n, &mon->allocated, object);
+	m = monitor_add(mon, object);
 	if (m && read_mount_props(reply, m, NULL) < 0) {
 		monitor_forget(mon, m);
 		m = NULL;
 	}
 	return m;
+}
+
+/* "FSTYPE SOURCE OPTIONS" of a new mount, escaped for a terminal; allocated, NULL on ENOMEM. */
+static char *monitor_added_text(const CtlMount *m)
+{
+	_cleanup_free_ char *type = ctl_escape(m->v[MW_FIELD_FS_TYPE].s);
+	_cleanup_free_ char *source = ctl_escape(m->v[MW_FIELD_SOURCE].s);
+	_cleanup_free_ char *options = ctl_escape(m->v[MW_FIELD_OPTIONS].s);
+	char *what;
+
+	if (!type || !source || !options || asprintf(&what, "%s %s %s", type, source, options) < 0)
+		return NULL;
+	return what;
 }
 
 static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -892,6 +1149,7 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 
 		if (sd_bus_message_read(msg, "tost", &id, &object, &point, &generation) < 0)
 			return 0;
+		monitor_check_generation(mon, generation);
 		m = monitor_find(mon, object);
 		if (!m && added)
 			m = monitor_fetch(mon, sd_bus_message_get_bus(msg), object);
@@ -900,10 +1158,8 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 			gone.v[MW_FIELD_UNIQUE_ID].u = id;
 			gone.v[MW_FIELD_MOUNT_POINT].s = strdup(point);
 		}
-		if (added && m != &gone && asprintf(&what, "%s %s %s", m->v[MW_FIELD_FS_TYPE].s ?: "",
-						    m->v[MW_FIELD_SOURCE].s ?: "",
-						    m->v[MW_FIELD_OPTIONS].s ?: "") < 0)
-			what = NULL;
+		if (added && m != &gone)
+			what = monitor_added_text(m);
 		monitor_line(generation, added ? "added" : "removed", m, what, NULL);
 		if (!added && m != &gone)
 			monitor_forget(mon, m);
@@ -924,6 +1180,7 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 		}
 		if (sd_bus_message_exit_container(msg) < 0 || sd_bus_message_read(msg, "t", &generation) < 0)
 			return 0;
+		monitor_check_generation(mon, generation);
 		m = monitor_find(mon, object);
 		if (m && streq_ptr(mon->changed_path, object)) {
 			/* The values came in PropertiesChanged just before: old -> new. */
@@ -937,8 +1194,10 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 
 		if (sd_bus_message_read(msg, "tuuu", &generation, &a, &rm, &c) < 0)
 			return 0;
+		/* A resync adds no generation of its own: the table is whole again from here. */
+		mon->generation = generation;
 		if (arg_flags & CTL_OUTPUT_JSON) {
-			printf("{\"generation\": %" PRIu64 ", \"event\": \"resynced\", \"added\": %u, "
+			printf("{\"generation\": \"%" PRIu64 "\", \"event\": \"resynced\", \"added\": %u, "
 			       "\"removed\": %u, \"changed\": %u}\n", generation, a, rm, c);
 			fflush(stdout);
 		} else {
@@ -964,7 +1223,7 @@ static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error
 			CtlMount *m = monitor_find(mon, object);
 
 			if (!m)
-				m = append(&mon->mounts, &mon->n, &mon->allocated, object);
+				m = monitor_add(mon, object);
 			if (!m || read_mount_props(msg, m, NULL) < 0)
 				return 0;
 		} else if (sd_bus_message_skip(msg, "a{sv}") < 0)
@@ -1018,15 +1277,17 @@ static int subscribe(sd_bus *bus)
 
 static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
+	Monitor *mon = userdata;
 	const char *name, *old_owner, *new_owner, *line;
 
 	if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
 		return 0;
 	line = owner_change_message(MW_BUS_NAME, name, old_owner, new_owner);
-	if (line && *new_owner) /* subscribed before it says so: what follows the line is seen */
-		(void)subscribe(sd_bus_message_get_bus(m));
 	if (line)
 		fprintf(stderr, "%s\n", line);
+	if (line && *new_owner && subscribe(sd_bus_message_get_bus(m)) >= 0)
+		/* subscribed before it says so: what follows the line is seen */
+		(void)monitor_read_instance(mon, sd_bus_message_get_bus(m));
 	return 0;
 }
 
@@ -1057,18 +1318,31 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 				     "',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'",
 				     on_properties_changed, &mon);
 	if (r >= 0)
-		r = sd_bus_add_match(bus, NULL, OWNER_MATCH, on_owner_changed, NULL);
+		r = sd_bus_add_match(bus, NULL, OWNER_MATCH, on_owner_changed, &mon);
 	if (r < 0) {
 		fprintf(stderr, "Failed to subscribe to signals: %s\n", strerror(-r));
 		return EXIT_FAIL;
 	}
 	/* Subscribed first, then what the mounts are now (and the daemon started). */
 	r = subscribe(bus);
-	if (r >= 0)
+	if (r >= 0) {
+		r = monitor_read_instance(&mon, bus);
+		if (r < 0) {
+			fprintf(stderr, "Failed to read the daemon's generation: %s\n", strerror(-r));
+			return EXIT_FAIL;
+		}
 		r = get_all_mounts(bus, &mon.mounts, &mon.n);
+	}
 	if (r < 0)
 		return -r;
 	mon.allocated = mon.n;
+	r = hashmap_new(&mon.by_id);
+	for (size_t i = 0; r >= 0 && i < mon.n; i++)
+		r = monitor_index(&mon, i);
+	if (r < 0) {
+		fprintf(stderr, "Failed to index the mounts: %s\n", strerror(-r));
+		return EXIT_FAIL;
+	}
 	if (!(arg_flags & (CTL_OUTPUT_JSON | CTL_OUTPUT_NOHEADINGS))) {
 		printf("%-7s %-9s %s   %s\n", "GEN", "EVENT", "MOUNTPOINT", "CHANGE");
 		fflush(stdout);
@@ -1093,8 +1367,10 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 	if (r >= 0)
 		r = sd_event_loop(event);
 	ctl_mounts_free(mon.mounts, mon.n);
+	hashmap_free(mon.by_id);
 	ctl_mount_done(&mon.before);
 	free(mon.changed_path);
+	free(mon.instance_id);
 	if (r < 0) {
 		fprintf(stderr, "Failed to run the monitor: %s\n", strerror(-r));
 		return EXIT_FAIL;
@@ -1128,7 +1404,7 @@ int main(int argc, char *argv[])
 	} commands[] = {
 		{ "list", cmd_list, 0 },       { "tree", cmd_tree, 1 },     { "show", cmd_show, 1 },
 		{ "monitor", cmd_monitor, 0 }, { "wait", cmd_wait, 1 },     { "status", cmd_status, 0 },
-		{ "resync", cmd_resync, 0 },     { "reload", cmd_reload, 0 },
+		{ "resync", cmd_resync, 0 },     { "reload", cmd_reload, 0 },   { "target", cmd_target, 1 },
 	};
 	enum { ARG_VERSION = 0x100, ARG_NO_START, ARG_OUTPUT_ALL, ARG_VALUE };
 	static const struct option options[] = {

@@ -50,6 +50,44 @@ static char *end(void)
 static const int default_cols[] = { MW_FIELD_MOUNT_POINT, MW_FIELD_SOURCE, MW_FIELD_FS_TYPE,
 				    MW_FIELD_OPTIONS };
 
+/*
+ * ctl_escape(): every control byte, DEL, C1 and invalid byte escaped; unescape_octal() undoes it. A
+ * backslash is left alone: the daemon's strings come escaped already (escape_for_display()).
+ */
+static void test_escape(void)
+{
+	static const char *const cases[] = {
+		"plain/päth",
+		"\033[31mred\033]0;title\007",
+		"new\nline\ttab\177del\\back",
+		"c1\302\233csi and \302\240nbsp",
+		"bad\377byte\303",
+		"",
+	};
+	char json[256];
+	FILE *jf;
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_free_ char *e = ctl_escape(cases[i]);
+
+		assert_se(e);
+		for (const unsigned char *p = (const unsigned char *)e; *p; p++)
+			assert_se(*p >= 0x20 && *p != 0x7f && !(p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) &&
+				  *p != 0xff);
+		assert_se(streq_ptr(unescape_octal(e), cases[i]));
+	}
+	{
+		_cleanup_free_ char *e = ctl_escape("a\\134b\n\302\240");
+
+		assert_se(streq_ptr(e, "a\\134b\\012\302\240")); /* NBSP is no control: kept */
+	}
+	jf = fmemopen(json, sizeof(json), "w");
+	assert_se(jf);
+	json_string(jf, "\033\177\302\233\377\"\\\n");
+	assert_se(fclose(jf) == 0);
+	assert_se(streq_ptr(json, "\"\\u001b\\u007f\\u009b\\ufffd\\\"\\\\\\n\""));
+}
+
 int main(void)
 {
 	CtlMount m[] = {
@@ -62,6 +100,8 @@ int main(void)
 	};
 	size_t n = ELEMENTSOF(m);
 	int cols[_MW_FIELD_MAX], r;
+
+	test_escape();
 	const char *bad;
 	size_t bad_len;
 	char *out, *line;
@@ -109,7 +149,7 @@ int main(void)
 	free(out);
 	printf("ok - tree: lines, full mount points, a subtree, no headings, an unknown root\n");
 
-	/* JSON: one layout; numbers and booleans typed; the tree nests children. */
+	/* JSON: one layout; booleans typed, 64-bit IDs as strings; the tree nests children. */
 	cols[0] = MW_FIELD_MOUNT_POINT;
 	cols[1] = MW_FIELD_UNIQUE_ID;
 	cols[2] = MW_FIELD_READ_ONLY;
@@ -119,7 +159,7 @@ int main(void)
 	fputs(out, stdout);
 	assert_se(strstr(out, "\"mounts\": ["));
 	assert_se(strstr(out, "\"mountpoint\": \"/sys/fs/cgroup/unified\""));
-	assert_se(strstr(out, "\"uniqueid\": 14"));
+	assert_se(strstr(out, "\"uniqueid\": \"14\""));
 	assert_se(strstr(out, "\"readonly\": false"));
 	assert_se(strstr(out, "\"source\": \"src \\\"x\\\"\""));
 	assert_se(strstr(out, "\"children\": ["));
@@ -130,13 +170,13 @@ int main(void)
 	assert_se(strcmp(m[n - 1].v[MW_FIELD_MOUNT_POINT].s, "/sys/kernel/security") == 0);
 	out = (begin(), r = ctl_print_list(f, m, n, cols, 4, CTL_OUTPUT_JSON), end());
 	assert_se(r == 0 && strstr(out, "\"mounts\": [") && !strstr(out, "children"));
-	assert_se(strstr(out, "\"mountpoint\": \"/sys/kernel/security\",\n         \"uniqueid\": 12,"));
+	assert_se(strstr(out, "\"mountpoint\": \"/sys/kernel/security\",\n         \"uniqueid\": \"12\","));
 	free(out);
 	m[0].v[MW_FIELD_READ_ONLY].b = true;
 	out = (begin(), r = ctl_print_show(f, &m[0], cols, 4, false, CTL_OUTPUT_JSON), end());
 	assert_se(r == 0 && strstr(out, "\"mounts\": [") && strstr(out, "\"readonly\": true"));
 	free(out);
-	printf("ok - JSON: {\"mounts\": [...]} for tree, list and show, typed values, nested children\n");
+	printf("ok - JSON: {\"mounts\": [...]} for tree, list and show, typed values, IDs as strings, nested children\n");
 
 	/* raw: one space between columns, spaces escaped; no headings. */
 	out = (begin(), r = ctl_print_list(f, m, n, default_cols, 2, CTL_OUTPUT_RAW | CTL_OUTPUT_NOHEADINGS), end());
@@ -177,9 +217,9 @@ int main(void)
 		cols[0] = MW_FIELD_UNIQUE_ID;
 		cols[1] = MW_FIELD_MOUNT_POINT;
 		out = (begin(), ctl_print_mount_json(f, &new, cols, 2), end());
-		assert_se(strcmp(out, "{\"uniqueid\": 11, \"mountpoint\": \"/a mount point with spaces "
+		assert_se(strcmp(out, "{\"uniqueid\": \"11\", \"mountpoint\": \"/a mount point with spaces "
 				      "and a long name\"}") == 0 ||
-			  strcmp(out, "{\"uniqueid\": 15, \"mountpoint\": \"/a mount point with spaces "
+			  strcmp(out, "{\"uniqueid\": \"15\", \"mountpoint\": \"/a mount point with spaces "
 				      "and a long name\"}") == 0);
 		free(out);
 		ctl_mount_done(&new);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * mountwatchd's configuration: /etc/mountwatch/mountwatchd.conf (INI, read
+ * mountwatchd's configuration: CONFIG_DEFAULT_PATH (INI, read
  * with libinih) overridden by command-line flags. Errors name the file, the
  * line and the key.
  */
@@ -9,7 +9,10 @@
 
 #include <stdint.h>
 
-#define CONFIG_DEFAULT_PATH "/etc/mountwatch/mountwatchd.conf"
+/* CONFIG_DEFAULT_PATH: sysconfdir/mountwatch/mountwatchd.conf, from daemon/meson.build. */
+#ifndef CONFIG_DEFAULT_PATH
+#error "CONFIG_DEFAULT_PATH is set by the build (daemon/meson.build)"
+#endif
 #define CONFIG_QUEUE_SIZE_MAX 512 /* the kernel's limit on notification slots */
 #define CONFIG_QUEUE_SIZE_DEFAULT 512
 

@@ -222,6 +222,9 @@ static int run(int argc, char *argv[], int *status)
 	log_info("Watching %zu mounts below %s (%s backend, queue of %u).", mw_watcher_count(m->watcher),
 		 m->config.watch_path, mw_watcher_get_backend(m->watcher), m->config.queue_size);
 
+	r = manager_drop_privileges(m);
+	if (r < 0)
+		goto out;
 	r = manager_attach_event(m);
 	if (r < 0)
 		goto out;

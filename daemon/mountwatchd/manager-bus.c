@@ -78,6 +78,15 @@ static int property_counter(sd_bus *bus, const char *path, const char *interface
 	return sd_bus_message_append(reply, "t", mw_watcher_get_resyncs(m->watcher));
 }
 
+static int property_instance_id(sd_bus *bus, const char *path, const char *interface,
+				const char *property, sd_bus_message *reply, void *userdata,
+				sd_bus_error *error)
+{
+	Manager *m = userdata;
+
+	return sd_bus_message_append(reply, "s", m->instance_id);
+}
+
 static int property_resync_pending(sd_bus *bus, const char *path, const char *interface,
 				   const char *property, sd_bus_message *reply, void *userdata,
 				   sd_bus_error *error)
@@ -124,6 +133,34 @@ static int check_reply_size(Manager *m, bool all_properties, const char *method,
 }
 
 /*
+ * Charges a whole-table call to its caller's budget (table-limits.h).
+ * Returns 0, or a negative errno with error set: LimitsExceeded when the
+ * caller or its user has spent the budget.
+ */
+static int charge_table_call(Manager *m, sd_bus_message *message, const char *method, sd_bus_error *error)
+{
+	uint64_t retry = 0;
+	int r;
+
+	r = table_limits_charge(&m->table_limits, message, &retry);
+	if (r == -EDQUOT || r == -EMLINK) {
+		log_debug("Refused %s of %s: %s.", method, sd_bus_message_get_sender(message) ?: "the peer",
+			  r == -EDQUOT ? "its caller's budget is spent" : "its user's budget is spent");
+		return sd_bus_error_setf(error, MW_ERROR_LIMITS_EXCEEDED,
+					 "%s: %s made the %u calls that return the whole table (ListMounts, "
+					 "ListMountsByFileDescriptor, GetManagedObjects) that %s may make in %llu s; "
+					 "try again in %.1f s, or follow the table by its signals.",
+					 method, r == -EDQUOT ? "this caller" : "the callers of this user",
+					 r == -EDQUOT ? TABLE_LIMIT_PER_CALLER : TABLE_LIMIT_PER_USER,
+					 r == -EDQUOT ? "one caller" : "one user",
+					 TABLE_LIMIT_INTERVAL_USEC / 1000000ULL, (double)retry / 1e6);
+	}
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, r, "Failed to learn the caller's user: %m");
+	return 0;
+}
+
+/*
  * GetManagedObjects is sd-bus's: a filter sees the call first and refuses
  * it when the reply would be too large, before sd-bus builds it.
  */
@@ -132,9 +169,16 @@ static int filter_get_managed_objects(sd_bus_message *message, void *userdata, s
 	Manager *m = userdata;
 	int r;
 
+	/* The mount objects' parent lists every mount as a child node: a whole-table call too. */
+	if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Introspectable", "Introspect") &&
+	    streq_ptr(sd_bus_message_get_path(message), MW_MOUNT_PREFIX))
+		return charge_table_call(m, message, "Introspect", error);
 	if (!sd_bus_message_is_method_call(message, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") ||
 	    !streq_ptr(sd_bus_message_get_path(message), MW_MANAGER_PATH))
 		return 0;
+	r = charge_table_call(m, message, "GetManagedObjects", error);
+	if (r < 0)
+		return r;
 	r = check_reply_size(m, true, "GetManagedObjects", error);
 	if (r < 0)
 		return r;
@@ -153,6 +197,9 @@ static int method_list_mounts(sd_bus_message *message, void *userdata, sd_bus_er
 	size_t i = 0;
 	int r;
 
+	r = charge_table_call(m, message, "ListMounts", error);
+	if (r < 0)
+		return r;
 	r = check_reply_size(m, false, "ListMounts", error);
 	if (r < 0)
 		return r;
@@ -248,7 +295,7 @@ static int write_mount_table(Manager *m, FILE *f)
  * once the reply holds one, so the receiver alone moves it). Returns the fd
  * or -errno.
  */
-static int mount_table_memfd(Manager *m)
+static int mount_table_memfd_new(Manager *m)
 {
 	_cleanup_close_ int fd = -1;
 	FILE *f;
@@ -277,6 +324,32 @@ static int mount_table_memfd(Manager *m)
 }
 
 /*
+ * The table at the current generation, read-only, in an open file of its
+ * own (its own offset): of the memfd written at this generation if there is
+ * one (the callers in one generation share its memory: a caller who keeps
+ * its fds pins one table, not one per call), else of a new one, kept for
+ * the next caller. Returns the fd or -errno.
+ */
+static int mount_table_memfd(Manager *m)
+{
+	uint64_t generation = manager_generation(m);
+	char proc[64];
+	int fd;
+
+	if (m->table_memfd < 0 || m->table_memfd_generation != generation) {
+		manager_drop_table_memfd(m);
+		fd = mount_table_memfd_new(m);
+		if (fd < 0)
+			return fd;
+		m->table_memfd = fd;
+		m->table_memfd_generation = generation;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", m->table_memfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
  * ListMounts without the bus's message size limit (as systemd's
  * DumpByFileDescriptor): the table goes into a sealed memfd and only the
  * fd crosses the bus. A connection that cannot pass fds is refused here;
@@ -296,6 +369,9 @@ static int method_list_mounts_by_fd(sd_bus_message *message, void *userdata, sd_
 		return sd_bus_error_setf(error, SD_BUS_ERROR_NOT_SUPPORTED,
 					 "ListMountsByFileDescriptor: this connection does not pass file "
 					 "descriptors; call ListMounts instead.");
+	r = charge_table_call(m, message, "ListMountsByFileDescriptor", error);
+	if (r < 0)
+		return r;
 	fd = mount_table_memfd(m);
 	if (fd < 0)
 		return sd_bus_error_set_errnof(error, fd, "Failed to write the mount table to a memfd: %m");
@@ -513,6 +589,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("WatchedPath", "s", property_watched_path, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("MountCount", "u", property_mount_count, 0, 0),
 	SD_BUS_PROPERTY("Generation", "t", property_counter, 0, 0),
+	SD_BUS_PROPERTY("InstanceId", "s", property_instance_id, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Overruns", "t", property_counter, 0, 0),
 	SD_BUS_PROPERTY("Resyncs", "t", property_counter, 0, 0),
 	SD_BUS_PROPERTY("ResyncPending", "b", property_resync_pending, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -717,6 +794,9 @@ int manager_bus_setup(Manager *m, sd_bus *bus)
 
 	m->bus = sd_bus_ref(bus);
 	manager_set_change_fn(m, on_change, NULL);
+	r = subscribers_start(&m->subscribers, bus);
+	if (r < 0)
+		return log_error_errno(r, "Failed to watch for callers leaving the bus: %m");
 	r = sd_bus_add_object_vtable(bus, &m->manager_slot, MW_MANAGER_PATH, MW_MANAGER_IFACE,
 				     manager_vtable, m);
 	if (r < 0)
@@ -902,31 +982,42 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 		emit_mount_signal(m, "MountRemoved", unique_id, mount_point);
 }
 
+/*
+ * PropertiesChanged for the announced properties among prop_mask (the
+ * *Bytes ones beside their strings), and MountChanged naming every property
+ * in it: each change adds 1 to the generation, so each gets its
+ * MountChanged, also one of counters alone (ChangeCount), or a subscriber
+ * would see a gap in the generations.
+ */
 static void emit_mount_changed(Manager *m, const mw_mount *mount, uint32_t prop_mask)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
-	const char *names[_MW_FIELD_MAX + N_MOUNT_BYTES_PROPERTIES + 1];
+	const char *names[_MW_FIELD_MAX + 1], *announced[_MW_FIELD_MAX + N_MOUNT_BYTES_PROPERTIES + 1];
+	uint32_t announced_mask = prop_mask & mount_properties_announced();
 	char path[64];
-	size_t n = 0;
+	size_t n = 0, k = 0;
 	int r;
 
 	if (!want_properties_changed(m))
 		return;
-	prop_mask &= mount_properties_announced();
-	for (unsigned i = 0; i < _MW_FIELD_MAX; i++)
-		if (prop_mask & (1U << i))
-			names[n++] = mount_property_name(i);
+	for (unsigned i = 0; i < _MW_FIELD_MAX; i++) {
+		if (!(prop_mask & (1U << i)))
+			continue;
+		names[n++] = mount_property_name(i);
+		if (announced_mask & (1U << i))
+			announced[k++] = mount_property_name(i);
+	}
 	for (unsigned b = 0; b < N_MOUNT_BYTES_PROPERTIES; b++)
-		if (prop_mask & (1U << mount_bytes_properties[b].field))
-			names[n++] = mount_bytes_properties[b].name;
-	names[n] = NULL;
-	if (n == 0)
-		return;
+		if (announced_mask & (1U << mount_bytes_properties[b].field))
+			announced[k++] = mount_bytes_properties[b].name;
+	names[n] = announced[k] = NULL;
 
 	mount_object_path(mw_mount_get_unique_id(mount), path);
-	r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)names);
-	if (r < 0)
-		log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);
+	if (k > 0) {
+		r = sd_bus_emit_properties_changed_strv(m->bus, path, MW_MOUNT_IFACE, (char **)announced);
+		if (r < 0)
+			log_warning_errno(r, "Failed to emit PropertiesChanged for %s: %m", path);
+	}
 	if (!want_manager_signals(m))
 		return;
 

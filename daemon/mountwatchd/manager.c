@@ -12,8 +12,30 @@
 
 #include "mountwatch/mountwatch-sd-event.h" /* after sd-event.h: it uses the caller's */
 
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+
 #include "manager.h"
 #include "util.h"
+
+/* m->instance_id: $INVOCATION_ID if it is 32 hex digits, else 128 random bits. Returns 0 or -errno. */
+static int manager_make_instance_id(Manager *m)
+{
+	const char *e = getenv("INVOCATION_ID");
+	uint8_t bytes[16];
+
+	if (e && strlen(e) == 32 && strspn(e, "0123456789abcdef") == 32) {
+		memcpy(m->instance_id, e, 33);
+		return 0;
+	}
+	if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes))
+		return -errno;
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		snprintf(m->instance_id + 2 * i, 3, "%02x", bytes[i]);
+	return 0;
+}
 
 int manager_new(Manager **ret)
 {
@@ -29,8 +51,22 @@ int manager_new(Manager **ret)
 		return r;
 	}
 	m->reply_size_max = MANAGER_REPLY_SIZE_MAX;
+	m->table_memfd = -1;
+	r = manager_make_instance_id(m);
+	if (r < 0) {
+		config_done(&m->config);
+		free(m);
+		return r;
+	}
 	*ret = m;
 	return 0;
+}
+
+void manager_drop_table_memfd(Manager *m)
+{
+	if (m->table_memfd >= 0)
+		(void)close(m->table_memfd);
+	m->table_memfd = -1;
 }
 
 Manager *manager_free(Manager *m)
@@ -39,6 +75,8 @@ Manager *manager_free(Manager *m)
 		return NULL;
 	wait_list_done(&m->waits);
 	subscribers_done(&m->subscribers);
+	table_limits_done(&m->table_limits);
+	manager_drop_table_memfd(m);
 	m->manager_slot = sd_bus_slot_unref(m->manager_slot);
 	m->mount_slot = sd_bus_slot_unref(m->mount_slot);
 	m->enumerator_slot = sd_bus_slot_unref(m->enumerator_slot);
@@ -95,6 +133,7 @@ void manager_set_watcher(Manager *m, mw_watcher *w)
 {
 	mw_watcher_free(m->watcher);
 	m->watcher = w;
+	manager_drop_table_memfd(m); /* its generation counts another watcher's changes */
 	mw_watcher_set_change_fn(w, on_change, m);
 }
 
@@ -139,6 +178,35 @@ int manager_open_watcher(Manager *m)
 		return open_failed(m, r);
 	manager_set_watcher(m, w);
 	log_backend(m);
+	return 0;
+}
+
+int manager_drop_privileges(Manager *m)
+{
+	struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+	const char *backend = mw_watcher_get_backend(m->watcher);
+	const unsigned word = CAP_TO_INDEX(CAP_SYS_ADMIN);
+	const uint32_t bit = CAP_TO_MASK(CAP_SYS_ADMIN);
+
+	if (!streq_ptr(backend, "fanotify") && !streq_ptr(backend, "mountinfo")) {
+		log_info("Keeping CAP_SYS_ADMIN: the %s backend needs it after start-up.", backend);
+		return 0;
+	}
+	if (syscall(SYS_capget, &header, data) < 0)
+		return log_error_errno(-errno, "Failed to read the capabilities: %m");
+	if (!((data[word].effective | data[word].permitted | data[word].inheritable) & bit))
+		return 0;
+	/* mountinfo arms nothing: only a fanotify watch cannot be armed anew without it. */
+	m->privileges_dropped = streq_ptr(backend, "fanotify");
+	data[word].effective &= ~bit;
+	data[word].permitted &= ~bit;
+	data[word].inheritable &= ~bit; /* and so the ambient set too */
+	if (syscall(SYS_capset, &header, data) < 0)
+		return log_error_errno(-errno, "Failed to drop CAP_SYS_ADMIN: %m");
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_SYS_ADMIN, 0, 0);
+	log_info("Dropped CAP_SYS_ADMIN once the %s watch was armed: a Backend= that needs it%s takes a restart.",
+		 backend, m->privileges_dropped ? ", and a change of Path= or QueueSize=," : "");
 	return 0;
 }
 
@@ -310,6 +378,13 @@ static int reload(Manager *m, char **ret_error)
 
 	rewatch = !streq_ptr(c.watch_path, m->config.watch_path) ||
 		  c.queue_size != m->config.queue_size || !streq_ptr(c.backend, m->config.backend);
+	if (rewatch && m->privileges_dropped) {
+		config_done(&c);
+		if (asprintf(&reason, "Path=, QueueSize= or Backend= changed, but the daemon gave up "
+			     "CAP_SYS_ADMIN once its watch was armed: restart it to watch anew") < 0)
+			reason = NULL;
+		return reload_failed(-EPERM, reason, ret_error);
+	}
 	if (rewatch) {
 		Config old = m->config;
 

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "subscribers.h"
+#include "table-limits.h"
 #include "wait.h"
 
 typedef struct Manager Manager;
@@ -45,6 +46,17 @@ struct Manager {
 	mw_watcher *watcher;
 	WaitList waits;
 	Subscribers subscribers; /* who listens to the per-mount signals */
+	/*
+	 * This run of the daemon, 32 hex digits: $INVOCATION_ID when systemd
+	 * started it (the journal's _SYSTEMD_INVOCATION_ID), else random. The
+	 * generation counts from 0 again in every instance.
+	 */
+	char instance_id[33];
+	/*
+	 * CAP_SYS_ADMIN was given up once a fanotify watch was armed: a reload
+	 * that would arm it anew is refused (say: restart).
+	 */
+	bool privileges_dropped;
 	bool resync_pending; /* a failed resync waits for its retry: the table may miss changes */
 	/*
 	 * Replies with the whole table (ListMounts, GetManagedObjects) larger
@@ -53,6 +65,14 @@ struct Manager {
 	 * the daemon disconnected. MANAGER_REPLY_SIZE_MAX unless a test lowers it.
 	 */
 	size_t reply_size_max;
+	TableLimits table_limits; /* the whole-table calls' budget per caller and user */
+	/*
+	 * The last table ListMountsByFileDescriptor wrote (a sealed memfd) and
+	 * the generation it shows: while the table stays at that generation,
+	 * every caller gets a new open file of this one, not a copy of its own.
+	 */
+	int table_memfd;
+	uint64_t table_memfd_generation;
 
 	ManagerChangeFn change_fn;
 	void *change_userdata;
@@ -72,6 +92,15 @@ void manager_set_change_fn(Manager *m, ManagerChangeFn fn, void *userdata);
 int manager_open_watcher(Manager *m);
 /* Takes over w (tests: a watcher on the fake kernel). */
 void manager_set_watcher(Manager *m, mw_watcher *w);
+
+/*
+ * Once the watch is armed: on the backends that need CAP_SYS_ADMIN only to
+ * arm the watch (fanotify: the mount namespace mark; mountinfo: none at
+ * all), drops it from the effective, permitted, inheritable and ambient
+ * sets for good. A watch_queue watch keeps it (a new watch_mount(2) per
+ * subtree needs it). Returns 0 or -errno.
+ */
+int manager_drop_privileges(Manager *m);
 
 /* Processes what the watcher has, then re-arms its timeout. */
 int manager_process_events(Manager *m);
@@ -103,5 +132,7 @@ int manager_attach_watcher(Manager *m);
 int manager_reload(Manager *m, char **ret_error);
 
 uint64_t manager_generation(const Manager *m);
+/* Closes the kept ListMountsByFileDescriptor table (see table_memfd). */
+void manager_drop_table_memfd(Manager *m);
 
 #endif

@@ -3,68 +3,134 @@
 #include "subscribers.h"
 #include "util.h"
 
-static const char *const set_names[_SUBSCRIBERS_SET_MAX] = {
-	[SUBSCRIBERS_MANAGER] = "Subscribe()",
-	[SUBSCRIBERS_OBJECTS] = "GetManagedObjects()",
+struct Subscriber {
+	char *name;    /* unique bus name */
+	unsigned sets; /* 1 << SubscriberSet */
 };
+
+static Subscriber *subscriber_find(const Subscribers *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_names; i++)
+		if (streq_ptr(s->names[i].name, name))
+			return &s->names[i];
+	return NULL;
+}
+
+/* Drops entry e (in s->names) once it is in no set. */
+static void subscriber_drop_if_unused(Subscribers *s, Subscriber *e)
+{
+	if (e->sets)
+		return;
+	free(e->name);
+	*e = s->names[--s->n_names];
+}
+
+static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+	const char *name, *old_owner, *new_owner;
+
+	if (sd_bus_message_read(message, "sss", &name, &old_owner, &new_owner) < 0 || *new_owner)
+		return 0;
+	subscribers_gone(userdata, name);
+	return 0;
+}
+
+int subscribers_start(Subscribers *s, sd_bus *bus)
+{
+	if (sd_bus_is_bus_client(bus) <= 0 || s->gone_slot)
+		return 0;
+	/* Synchronous: the rule is in place before anyone can call us by our name. arg2='': lost owners only. */
+	return sd_bus_add_match(bus, &s->gone_slot,
+				"type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+				"interface='org.freedesktop.DBus',member='NameOwnerChanged',arg2=''",
+				on_name_owner_changed, s);
+}
 
 int subscribers_add(Subscribers *s, SubscriberSet set, sd_bus_message *message)
 {
 	const char *sender = sd_bus_message_get_sender(message);
-	int r;
+	Subscriber *e;
 
 	if (!sender) { /* a direct connection: its one peer */
+		if (!s->direct[set])
+			s->count[set]++;
 		s->direct[set] = true;
 		return 0;
 	}
-	if (s->overflowed[set])
-		return 0;
-	if (!s->track[set]) {
-		r = sd_bus_track_new(sd_bus_message_get_bus(message), &s->track[set], NULL, NULL);
-		if (r < 0)
-			return r;
+	e = subscriber_find(s, sender);
+	if (!e) {
+		if (s->n_names == s->n_allocated) {
+			size_t n = s->n_allocated ? 2 * s->n_allocated : 16;
+			Subscriber *p = reallocarray(s->names, n, sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			s->names = p;
+			s->n_allocated = n;
+		}
+		e = &s->names[s->n_names];
+		e->name = strdup(sender);
+		if (!e->name)
+			return -ENOMEM;
+		e->sets = 0;
+		s->n_names++;
 	}
-	if (sd_bus_track_contains(s->track[set], sender))
-		return 0;
-	if (sd_bus_track_count(s->track[set]) >= SUBSCRIBERS_MAX) {
-		log_warning("More than %u callers of %s at once: sending their signals from now on "
-			    "whether anyone listens or not.", SUBSCRIBERS_MAX, set_names[set]);
-		s->overflowed[set] = true;
-		s->track[set] = sd_bus_track_unref(s->track[set]);
-		return 0;
-	}
-	return sd_bus_track_add_sender(s->track[set], message);
+	if (!(e->sets & (1U << set)))
+		s->count[set]++;
+	e->sets |= 1U << set;
+	return 0;
 }
 
 int subscribers_remove(Subscribers *s, SubscriberSet set, sd_bus_message *message)
 {
 	const char *sender = sd_bus_message_get_sender(message);
-	bool was;
+	Subscriber *e;
 
 	if (!sender) {
-		was = s->direct[set];
+		bool was = s->direct[set];
+
 		s->direct[set] = false;
+		s->count[set] -= was;
 		return was;
 	}
-	if (s->overflowed[set])
-		return 1; /* not followed by name any more: take its word */
-	if (!s->track[set] || !sd_bus_track_contains(s->track[set], sender))
+	e = subscriber_find(s, sender);
+	if (!e || !(e->sets & (1U << set)))
 		return 0;
-	return sd_bus_track_remove_sender(s->track[set], message) < 0 ? 0 : 1;
+	e->sets &= ~(1U << set);
+	s->count[set]--;
+	subscriber_drop_if_unused(s, e);
+	return 1;
+}
+
+void subscribers_gone(Subscribers *s, const char *name)
+{
+	Subscriber *e = subscriber_find(s, name);
+
+	if (!e)
+		return;
+	for (unsigned set = 0; set < _SUBSCRIBERS_SET_MAX; set++)
+		if (e->sets & (1U << set))
+			s->count[set]--;
+	log_debug("%s left the bus: it no longer gets the per-mount signals.", name);
+	e->sets = 0;
+	subscriber_drop_if_unused(s, e);
 }
 
 unsigned subscribers_count(const Subscribers *s, SubscriberSet set)
 {
-	return s->direct[set] + (s->track[set] ? sd_bus_track_count(s->track[set]) : 0);
+	return s->count[set];
 }
 
 bool subscribers_any(const Subscribers *s, SubscriberSet set)
 {
-	return s->overflowed[set] || subscribers_count(s, set) > 0;
+	return s->count[set] > 0;
 }
 
 void subscribers_done(Subscribers *s)
 {
-	for (unsigned i = 0; i < _SUBSCRIBERS_SET_MAX; i++)
-		s->track[i] = sd_bus_track_unref(s->track[i]);
+	s->gone_slot = sd_bus_slot_unref(s->gone_slot);
+	for (size_t i = 0; i < s->n_names; i++)
+		free(s->names[i].name);
+	free(s->names);
+	*s = (Subscribers){};
 }

@@ -51,6 +51,10 @@ static Manager *manager;
  */
 static int method_mount(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
+	/* Quiet(name): a mount that adds a generation but sends no signal, as a lost one would look. */
+	bool quiet = streq_ptr(sd_bus_message_get_member(m), "Quiet");
+	ManagerChangeFn fn = manager->change_fn;
+	void *data = manager->change_userdata;
 	const char *name;
 	uint64_t id;
 	int r;
@@ -58,12 +62,40 @@ static int method_mount(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	r = sd_bus_message_read(m, "s", &name);
 	if (r < 0)
 		return r;
+	if (quiet)
+		manager_set_change_fn(manager, NULL, NULL);
 	id = fake_mount(kernel, fake_root(kernel), name, "tmpfs");
 	(void)manager_process_events(manager);
+	if (quiet)
+		manager_set_change_fn(manager, fn, data);
 	if (streq_ptr(sd_bus_message_get_member(m), "Flash")) {
 		fake_umount(kernel, id);
 		(void)manager_process_events(manager);
 	}
+	return sd_bus_reply_method_return(m, "t", id);
+}
+
+/*
+ * MountAs(name, fstype): a mount whose name and type (the fake kernel's
+ * source too) are given with mountinfo's "\\ooo" escapes, so a test can
+ * mount what a string on the bus cannot carry (invalid UTF-8).
+ */
+static int method_mount_as(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	_cleanup_free_ char *name = NULL, *fstype = NULL;
+	const char *n, *t;
+	uint64_t id;
+	int r;
+
+	r = sd_bus_message_read(m, "ss", &n, &t);
+	if (r < 0)
+		return r;
+	name = strdup(n);
+	fstype = strdup(t);
+	if (!name || !fstype)
+		return -ENOMEM;
+	id = fake_mount(kernel, fake_root(kernel), unescape_octal(name), unescape_octal(fstype));
+	(void)manager_process_events(manager);
 	return sd_bus_reply_method_return(m, "t", id);
 }
 
@@ -163,6 +195,9 @@ static int method_pending_waits(sd_bus_message *m, void *userdata, sd_bus_error 
 static const sd_bus_vtable test_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_METHOD_WITH_ARGS("Mount", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
+	SD_BUS_METHOD_WITH_ARGS("MountAs", SD_BUS_ARGS("s", name, "s", fstype), SD_BUS_RESULT("t", id),
+				method_mount_as, 0),
+	SD_BUS_METHOD_WITH_ARGS("Quiet", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
 	SD_BUS_METHOD_WITH_ARGS("Umount", SD_BUS_ARGS("t", id), SD_BUS_NO_ARGS, method_umount, 0),
 	SD_BUS_METHOD_WITH_ARGS("Flash", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetAttr", SD_BUS_ARGS("t", id, "t", attr), SD_BUS_NO_ARGS, method_setattr, 0),
@@ -614,16 +649,46 @@ static unsigned check_list_by_fd(uint64_t limit, const char *raw_needle)
 		reply = sd_bus_message_unref(reply);
 	}
 
-	/* Sealed: no write, no resize, no new seal; the content is fixed for good. */
+	/*
+	 * Read-only, and sealed: a writable open of the same file (it is
+	 * shared by every caller in this generation) can neither write nor
+	 * resize it nor add a seal; the content is fixed for good.
+	 */
+	assert_se((fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY);
+	assert_se(pwrite(fd, "x", 1, 0) < 0 && errno == EBADF);
 	assert_se(fcntl(fd, F_GET_SEALS) == (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL));
 	assert_se(fstat(fd, &st) == 0 && st.st_size > 0);
-	assert_se(pwrite(fd, "x", 1, 0) < 0 && errno == EPERM);
-	assert_se(ftruncate(fd, 0) < 0 && errno == EPERM);
-	assert_se(ftruncate(fd, st.st_size + 4096) < 0 && errno == EPERM);
-	assert_se(fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) < 0 && errno == EPERM);
-	assert_se(mmap(NULL, (size_t)st.st_size, PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED);
+	{
+		char proc[64];
+		_cleanup_close_ int rw = -1;
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		rw = open(proc, O_RDWR | O_CLOEXEC);
+		assert_se(rw >= 0);
+		assert_se(pwrite(rw, "x", 1, 0) < 0 && errno == EPERM);
+		assert_se(ftruncate(rw, 0) < 0 && errno == EPERM);
+		assert_se(ftruncate(rw, st.st_size + 4096) < 0 && errno == EPERM);
+		assert_se(fcntl(rw, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) < 0 && errno == EPERM);
+		assert_se(mmap(NULL, (size_t)st.st_size, PROT_WRITE, MAP_SHARED, rw, 0) == MAP_FAILED);
+	}
 	assert_se(lseek(fd, 0, SEEK_CUR) == 0);
 	assert_se(read_full(fd, &text, &size, &len) == 0 && len == (size_t)st.st_size);
+	/* At the same generation the next caller gets the same memory, in an open file of its own. */
+	{
+		_cleanup_(sd_bus_message_unrefp) sd_bus_message *again = NULL;
+		uint64_t gen2;
+		struct stat st2;
+		int fd2;
+
+		assert_se(call(&again, &error, MW_MANAGER_IFACE, "ListMountsByFileDescriptor", NULL) >= 0);
+		assert_se(sd_bus_message_read(again, "th", &gen2, &fd2) > 0);
+		assert_se(gen2 != fd_gen || (fstat(fd2, &st2) == 0 && st2.st_ino == st.st_ino));
+		char c;
+		off_t at = lseek(fd, 0, SEEK_CUR);
+
+		assert_se(lseek(fd2, 0, SEEK_CUR) == 0 && read(fd2, &c, 1) == 1);
+		assert_se(lseek(fd, 0, SEEK_CUR) == at);
+	}
 	fd_reply = sd_bus_message_unref(fd_reply);
 	assert_se(!raw_needle || strstr(text, raw_needle));
 

@@ -223,7 +223,8 @@ int wait_list_add(WaitList *l, const mw_watcher *w, sd_bus_message *message, cha
 	x->message = sd_bus_message_ref(message);
 	LIST_PREPEND(l->first, x);
 	l->n++;
-	if (timeout_usec > 0 && timeout_usec != UINT64_MAX) {
+	/* A timeout past the clock's end (sd-event: EOVERFLOW) waits for ever, as 0 and UINT64_MAX do. */
+	if (timeout_usec > 0 && timeout_usec < UINT64_MAX - now_usec()) {
 		r = sd_event_add_time_relative(sd_bus_get_event(sd_bus_message_get_bus(message)), &x->timer,
 					       CLOCK_MONOTONIC, timeout_usec, 0, on_timeout, x);
 		if (r < 0) {

@@ -32,7 +32,7 @@ typedef struct WaitList {
 /*
  * Answers message at once if something is mounted at mount_point (taken
  * over), else keeps it until a mount appears there, timeout_usec passes
- * (0 or UINT64_MAX: no timeout) or its sender leaves the bus. Returns 1
+ * (0, UINT64_MAX or anything past the monotonic clock's range: no timeout) or its sender leaves the bus. Returns 1
  * (answered now or later); 0 if the call expects no reply (it is not kept:
  * nobody would read the answer); a negative errno: -EUSERS when WAIT_MAX
  * calls wait, -EDQUOT when this caller has WAIT_MAX_PER_CALLER waiting,

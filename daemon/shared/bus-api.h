@@ -15,6 +15,8 @@
 #define MW_ERROR_NO_SUCH_MOUNT "org.mountwatch.MountWatch1.Error.NoSuchMount"
 #define MW_ERROR_TIMEOUT "org.mountwatch.MountWatch1.Error.Timeout"
 #define MW_ERROR_NOT_SUBSCRIBED "org.mountwatch.MountWatch1.Error.NotSubscribed"
+/* A caller spent its budget of whole-table calls (mountwatchd's table-limits.h). */
+#define MW_ERROR_LIMITS_EXCEEDED "org.mountwatch.MountWatch1.Error.LimitsExceeded"
 /* The first column of ListMountsByFileDescriptor's table; the others are the Mount properties. */
 #define MW_TABLE_OBJECT_PATH "ObjectPath"
 

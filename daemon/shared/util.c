@@ -151,8 +151,7 @@ int text_split(char *line, char **fields, size_t max)
 	return (int)n;
 }
 
-/* Length of the valid UTF-8 sequence at p, 0 if invalid. */
-static size_t utf8_sequence(const unsigned char *p)
+size_t utf8_sequence(const unsigned char *p)
 {
 	size_t n;
 	uint32_t c;
@@ -178,13 +177,19 @@ static size_t utf8_sequence(const unsigned char *p)
 	return n;
 }
 
-/* Whether byte sequence p (of n bytes) is written as is by escape_for_display(). */
-static bool shown_as_is(const unsigned char *p, size_t n)
+/*
+ * Whether byte sequence p (of n bytes) is written as is: valid UTF-8 that
+ * is not a control character (C0, DEL, C1), nor a backslash unless
+ * keep_backslash.
+ */
+static bool shown_as_is(const unsigned char *p, size_t n, bool keep_backslash)
 {
-	return n > 1 || (p[0] >= 0x20 && p[0] != 0x7f && p[0] != '\\');
+	if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) /* C1 */
+		return false;
+	return n > 1 || (p[0] >= 0x20 && p[0] != 0x7f && (p[0] != '\\' || keep_backslash));
 }
 
-int escape_for_display(const char *s, char **ret)
+static int escape_bytes(const char *s, bool keep_backslash, char **ret)
 {
 	const unsigned char *p;
 	char *out, *o;
@@ -193,7 +198,7 @@ int escape_for_display(const char *s, char **ret)
 	for (p = (const unsigned char *)s; *p;) {
 		size_t n = utf8_sequence(p);
 
-		if (!n || !shown_as_is(p, n)) {
+		if (!n || !shown_as_is(p, n, keep_backslash)) {
 			plain = false;
 			break;
 		}
@@ -208,7 +213,7 @@ int escape_for_display(const char *s, char **ret)
 	for (p = (const unsigned char *)s; *p;) {
 		size_t n = utf8_sequence(p);
 
-		if (n && shown_as_is(p, n)) {
+		if (n && shown_as_is(p, n, keep_backslash)) {
 			memcpy(o, p, n);
 			o += n;
 			p += n;
@@ -220,6 +225,16 @@ int escape_for_display(const char *s, char **ret)
 	*o = 0;
 	*ret = out;
 	return 1;
+}
+
+int escape_for_display(const char *s, char **ret)
+{
+	return escape_bytes(s, false, ret);
+}
+
+int escape_unsafe(const char *s, char **ret)
+{
+	return escape_bytes(s, true, ret);
 }
 
 uint64_t now_usec(void)

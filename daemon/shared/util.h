@@ -105,13 +105,22 @@ int path_normalize(const char *path, char **ret);
 /*
  * The kernel's bytes as a person (and a D-Bus string, which must be valid
  * UTF-8) sees them, reversibly: every byte that is not part of valid UTF-8,
- * every control byte (below 0x20, and 0x7f) and the backslash itself are
- * written as a backslash and three octal digits ("\\377", "\\012",
+ * every control character (C0, DEL, C1: each of its bytes) and the backslash
+ * itself are written as a backslash and three octal digits ("\\377", "\\012",
  * "\\134"), as mountinfo writes odd bytes; unescape_octal() undoes it, so no
  * two paths are shown alike. Returns 0 if s needs nothing (*ret untouched),
  * 1 with the escaped copy in *ret, or -ENOMEM.
  */
 int escape_for_display(const char *s, char **ret);
+/*
+ * The same, but a backslash is left as it is: for text that is already
+ * escaped (the bus's string properties, which escape_for_display() wrote)
+ * before it reaches a terminal, so that whatever a peer sends, no control
+ * byte gets through and the sender's escapes are shown unchanged.
+ */
+int escape_unsafe(const char *s, char **ret);
+/* Length of the valid UTF-8 sequence at p (NUL-terminated), 0 if invalid. */
+size_t utf8_sequence(const unsigned char *p);
 
 /*
  * The text table of ListMountsByFileDescriptor (org.mountwatch.MountWatch1(5)):
