@@ -161,6 +161,14 @@ void counter_mirror_event(CounterMirror *c, Table *t, const MountEvent *ev)
 			o->info.notify_sum++;
 			bump_ancestors(c, t, o->info.unique_id, 1);
 		}
+		/*
+		 * The named mount is one of the superblock's too: if it is not in
+		 * the table (gone before its NEW_MOUNT was read: automount's
+		 * probe mounts, makes catatonic and unmounts at once), its
+		 * ancestors count it all the same, along the parent its record gave.
+		 */
+			if (!m)
+			bump_ancestors(c, t, ev->triggered_on, 1);
 		return;
 	default:
 		return;

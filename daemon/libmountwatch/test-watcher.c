@@ -828,6 +828,26 @@ static void test_sb_changed_record(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	printf("ok - an SB_CHANGED record naming a mount gone since updates the others\n");
 }
 
+/*
+ * automount(8)'s start-up probe: a mount of its own superblock, made
+ * catatonic (SB_CHANGED) and unmounted before the watcher reads a record. The
+ * mount is gone when its NEW_MOUNT is read, so no table mount has the
+ * superblock; the kernel still counted the SB_CHANGED in its parent.
+ */
+static void test_sb_changed_of_gone_mount(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t p;
+
+	snapshot(m, rec);
+	p = fake_mount(k, fake_root(k), "probe", "autofs");
+	fake_remount_sb(k, p, "fd=-1");
+	fake_umount(k, p);
+	drain_fake(m);
+	check_exact(m, k, "a mount, its SB_CHANGED and its umount, all read after it went");
+	assert_se(!table_get(m->table, p));
+	printf("ok - SB_CHANGED of a mount gone before its NEW_MOUNT was read counts in its parent\n");
+}
+
 /* Records about mounts already gone, twice-seen mounts, unknown IDs: no harm. */
 /* A storm: one mw_watcher_process() reads a bounded number of records and asks to be called again at once. */
 static void test_bounded_process(FakeKernel *k, mw_watcher *m, Recorder *rec)
@@ -1147,6 +1167,7 @@ int main(void)
 	run(test_counters_moves_batched, 64);
 	run(test_superblock_remount, 64);
 	run(test_sb_changed_record, 64);
+	run(test_sb_changed_of_gone_mount, 64);
 	run(test_binds_share_superblock, 64);
 	run(test_device_reused, 64);
 	run(test_pivot_root, 64);
