@@ -120,7 +120,7 @@ static const int fsinfo_errors[] = { E2BIG, EACCES, EBADF, EFAULT, EINTR, EINVAL
 				     EOVERFLOW, EPERM, ERANGE, EIO, 0 };
 /* watch_mount(2)'s ERRORS. */
 static const int watch_errors[] = { EACCES, EAGAIN, EPERM, EBADF, EBADSLT, EBUSY, EFAULT, EINVAL, ELOOP,
-				    ENAMETOOLONG, ENOENT, ENOMEM, ENOTDIR, 0 };
+				    ENAMETOOLONG, ENOBUFS, ENOENT, ENOMEM, ENOTDIR, 0 };
 
 static void remember_id(const char *path)
 {
