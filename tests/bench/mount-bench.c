@@ -2581,7 +2581,7 @@ static void print_bulk(const Bulk *b)
 	printf("\n    %-38s", "bus messages to the client per mount");
 	for (int j = 0; j < _BULK_MAX; j++)
 		if (b->step[j].measured && b->step[j].mounts)
-			printf(" %11.1f", (double)b->step[j].messages / b->step[j].mounts);
+			printf(" %11.3f", (double)b->step[j].messages / b->step[j].mounts);
 		else
 			printf(" %11s", "-");
 	printf("\n    %-38s", "mountwatchd's wake-ups per mount");
