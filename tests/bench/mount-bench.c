@@ -51,8 +51,10 @@
  * mounts there back to back and removing them again (one lazy umount), the
  * burst case of systemd issues #8703 / #10268, against the CPU the mount
  * calls themselves took (the mounting thread's), first before the client
- * has subscribed (mountwatchd follows them and sends nothing), then with
- * it; and remounting the tmpfs
+ * has subscribed (mountwatchd follows them and sends nothing), then with a
+ * client of SubscribeBatched() that follows MountsChanged (one message per
+ * batch; not with --objects), then with the per-mount client; and a line
+ * per step with mountwatchd + bus daemon against nobody's; and remounting the tmpfs
  * whose directory the N binds show read-only and back (MS_REMOUNT of one
  * superblock: one SB_CHANGED record on the series' kernel, a signal per
  * mount whose properties changed).
