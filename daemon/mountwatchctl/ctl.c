@@ -1370,7 +1370,8 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
  * The daemon sends its signals only to subscribers: SubscribeBatched()
  * (MountsChanged, one message per batch of changes, with the values a line
  * shows) for as long as this connection lasts, and again whenever the
- * daemon restarts; a daemon without it (UnknownMethod) gets Subscribe()
+ * daemon restarts; a daemon without it (UnknownMethod), or a bus policy
+ * that refuses it (AccessDenied), gets Subscribe()
  * (MountAdded/Removed/Changed, PropertiesChanged). InterfacesAdded, with a
  * new mount's properties, comes only when get_all_mounts() had to call
  * GetManagedObjects (no fd passing); else monitor_fetch() asks.
@@ -1382,7 +1383,9 @@ static int subscribe(Monitor *mon, sd_bus *bus)
 
 	r = call_manager(bus, MW_MANAGER_IFACE, "SubscribeBatched", &error, NULL);
 	mon->batched = r >= 0;
-	if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD)) {
+	/* An older daemon, or an older bus policy that lets only Subscribe() through. */
+	if (r < 0 && (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD) ||
+		      sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED))) {
 		sd_bus_error_free(&error);
 		r = call_manager(bus, MW_MANAGER_IFACE, "Subscribe", &error, NULL);
 	}
