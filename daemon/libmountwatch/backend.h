@@ -86,6 +86,13 @@ enum {
 	 * changed, not the unchanged children of one that came back.
 	 */
 	BACKEND_MOVES_SUBTREE = 1U << 3,
+	/*
+	 * The kernel says when the watched mount goes away (watch_queue's
+	 * removal notification, MOUNT_EVENT_WATCH_REMOVED). Without it the
+	 * watcher looks for that mount itself: a DETACH or UNMOUNT naming it,
+	 * or a listing without it (watcher_watch_gone()).
+	 */
+	BACKEND_WATCH_REMOVAL = 1U << 4,
 };
 
 /*
