@@ -80,20 +80,6 @@ static int remove_subtree(mw_watcher *w, Mount *e, unsigned depth)
 	return r < 0 ? r : n + 1;
 }
 
-static bool path_has_prefix(const char *path, const char *prefix, const char **rest)
-{
-	size_t n = strlen(prefix);
-
-	if (strcmp(prefix, "/") == 0) {
-		*rest = path;
-		return path[0] == '/';
-	}
-	if (strncmp(path, prefix, n) != 0 || (path[n] != '/' && path[n] != 0))
-		return false;
-	*rest = path + n;
-	return true;
-}
-
 static bool in_scope(mw_watcher *w, const MountInfo *info)
 {
 	const char *rest;
@@ -766,7 +752,11 @@ static int resync_list(mw_watcher *w, Listing *l)
 {
 	int r;
 
-	r = w->backend->ops->list_all(w->backend, &l->list, &l->n);
+	/* Only the watched subtree where the backend can (backend.h: list_subtree). */
+	if (w->list_top && w->backend->ops->list_subtree)
+		r = w->backend->ops->list_subtree(w->backend, w->list_top, w->path, &l->list, &l->n);
+	else
+		r = w->backend->ops->list_all(w->backend, &l->list, &l->n);
 	if (r < 0)
 		return lib_debug_errno(r, "Failed to list mounts below %s: %m", w->path);
 	qsort(l->list, l->n, sizeof(*l->list), compare_summary);
@@ -913,6 +903,8 @@ int watcher_resync(mw_watcher *w, struct mw_resync_stats *ret, bool announce)
 	int r;
 
 	r = resync_list(w, &l);
+	if (r == -ENOENT && w->list_top)
+		return watcher_watch_gone(w); /* list_subtree: the stack the watched mount is on is gone */
 	if (r < 0)
 		return resync_failed(w, r);
 	if (w->watched_id && !listing_has(&l, w->watched_id))

@@ -266,7 +266,7 @@ static void watcher_find_watched(mw_watcher *w)
 	MountInfo info = {};
 	uint64_t id;
 
-	w->watched_id = 0;
+	w->watched_id = w->list_top = 0;
 	w->watch_gone = false;
 	if (ops->flags & BACKEND_WATCH_REMOVAL)
 		return;
@@ -274,13 +274,34 @@ static void watcher_find_watched(mw_watcher *w)
 	    (stx.stx_mask & MW_STATX_MNT_ID_UNIQUE) && ops->query_mount(w->backend, stx.stx_mnt_id, NULL, &info) >= 0) {
 		mount_info_done(&info);
 		w->watched_id = stx.stx_mnt_id;
+	} else if (statx(AT_FDCWD, w->path, AT_NO_AUTOMOUNT, STATX_MNT_ID, &stx) == 0 &&
+		   (stx.stx_mask & STATX_MNT_ID) && ops->resolve_mnt_id &&
+		   ops->resolve_mnt_id(w->backend, (uint32_t)stx.stx_mnt_id, &id) >= 0) {
+		w->watched_id = id;
+	}
+	if (!w->watched_id) {
+		lib_debug("Cannot tell which mount %s is on: its going away will not be noticed.", w->path);
 		return;
 	}
-	if (statx(AT_FDCWD, w->path, AT_NO_AUTOMOUNT, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID) &&
-	    ops->resolve_mnt_id && ops->resolve_mnt_id(w->backend, (uint32_t)stx.stx_mnt_id, &id) >= 0)
-		w->watched_id = id;
-	if (!w->watched_id)
-		lib_debug("Cannot tell which mount %s is on: its going away will not be noticed.", w->path);
+	/* Down the stack: each mount whose parent has the same mount point is on top of it. */
+	id = w->watched_id;
+	if (ops->query_mount(w->backend, id, NULL, &info) < 0)
+		return;
+	for (unsigned depth = 0; depth < 4096 && info.parent_unique_id && info.parent_unique_id != id; depth++) {
+		MountInfo p = {};
+
+		if (ops->query_mount(w->backend, info.parent_unique_id, NULL, &p) < 0)
+			break;
+		if (!streq_ptr(p.mount_point, info.mount_point)) {
+			mount_info_done(&p);
+			break;
+		}
+		id = p.unique_id;
+		mount_info_done(&info);
+		info = p;
+	}
+	mount_info_done(&info);
+	w->list_top = id;
 }
 
 static int watcher_new(mw_watcher **ret, int mntns_fd, uint64_t mnt_ns_id, const char *path,
@@ -307,11 +328,11 @@ static int watcher_new(mw_watcher **ret, int mntns_fd, uint64_t mnt_ns_id, const
 		w->mnt_ns_id = mnt_ns_id;
 		w->queue_size = queue_size;
 		w->backend_reason = TAKE_PTR(reason);
+		/* First: the snapshot lists only the watched subtree where it can. */
+		watcher_find_watched(w);
 		r = watcher_enable_utab(w, UTAB_DIR);
 		if (r >= 0)
 			r = watcher_snapshot(w);
-		if (r >= 0)
-			watcher_find_watched(w);
 		if (r >= 0 && mntns_fd >= 0) {
 			w->mntns_fd = fcntl(mntns_fd, F_DUPFD_CLOEXEC, 3);
 			if (w->mntns_fd < 0)

@@ -101,6 +101,12 @@ struct mw_watcher {
 	 */
 	uint64_t watched_id;
 	bool watch_gone;
+	/*
+	 * Where a resync's listing starts (list_subtree): the lowest mount of
+	 * the stack the watched mount is in, so that the mounts of the lower
+	 * ones, covered but at the path, are listed too. 0: list_all.
+	 */
+	uint64_t list_top;
 
 	/* mw_watcher_set_attachment() */
 	void *attachment;
