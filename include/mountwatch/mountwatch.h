@@ -221,8 +221,10 @@ int mw_watcher_process(mw_watcher *w);
 /*
  * Compares the copy with the kernel's table and repairs it: announces each
  * difference as a change, then MW_CHANGE_RESYNCED. Returns 0 with the counts
- * in *ret (may be NULL), -EBUSY from inside the change callback, or another
- * negative errno.
+ * in *ret (may be NULL), -EBUSY from inside the change callback, -ENOLINK
+ * if the watched mount went away (as mw_watcher_process()), or another
+ * negative errno. Reads only the watched subtree where the backend can
+ * (libmountwatch(3)).
  */
 int mw_watcher_resync(mw_watcher *w, struct mw_resync_stats *ret);
 
