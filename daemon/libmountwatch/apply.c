@@ -80,20 +80,6 @@ static int remove_subtree(mw_watcher *w, Mount *e, unsigned depth)
 	return r < 0 ? r : n + 1;
 }
 
-static bool path_has_prefix(const char *path, const char *prefix, const char **rest)
-{
-	size_t n = strlen(prefix);
-
-	if (strcmp(prefix, "/") == 0) {
-		*rest = path;
-		return path[0] == '/';
-	}
-	if (strncmp(path, prefix, n) != 0 || (path[n] != '/' && path[n] != 0))
-		return false;
-	*rest = path + n;
-	return true;
-}
-
 static bool in_scope(mw_watcher *w, const MountInfo *info)
 {
 	const char *rest;
@@ -606,12 +592,59 @@ static int mark_detached(mw_watcher *w, Mount *e)
 	return 0;
 }
 
+int watcher_watch_gone(mw_watcher *w)
+{
+	_cleanup_free_ uint64_t *ids = NULL;
+	size_t n = 0, i = 0;
+	Mount *e;
+	int r;
+
+	w->watch_gone = true;
+	w->resync_pending = false;
+	w->sums_unsure = false;
+	w->n_detached = 0;
+	w->deadline = UINT64_MAX;
+	/*
+	 * Everything the table holds was below the watched path, so inside
+	 * the mount that went: gone with it, whatever the order of the
+	 * records that said so (or whether they came at all).
+	 */
+	ids = calloc(table_size(w->table) + 1, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	while (table_iterate(w->table, &i, &e))
+		ids[n++] = e->info.unique_id;
+	for (i = 0; i < n; i++)
+		while ((e = table_get(w->table, ids[i]))) {
+			Mount *c;
+
+			/* A leaf of its subtree first. */
+			for (unsigned depth = 0; depth < MAX_DEPTH &&
+			     (c = table_first_child(w->table, e->info.unique_id)) && c != e; depth++)
+				e = c;
+			r = remove_mount(w, e);
+			if (r < 0)
+				return r;
+		}
+	return lib_debug_errno(ENOLINK, "Failed to keep watching %s: the watched mount went away.", w->path);
+}
+
+bool watcher_event_is_watch_gone(const mw_watcher *w, const MountEvent *ev)
+{
+	if (ev->type == MOUNT_EVENT_WATCH_REMOVED)
+		return true;
+	return w->watched_id && ev->auxiliary == w->watched_id &&
+	       (ev->type == MOUNT_EVENT_DETACH || ev->type == MOUNT_EVENT_UNMOUNT);
+}
+
 int watcher_apply_event(mw_watcher *w, const MountEvent *ev)
 {
 	Mount *e;
 	int r;
 
 	w->events++;
+	if (watcher_event_is_watch_gone(w, ev))
+		return watcher_watch_gone(w);
 	if (watcher_has_counters(w))
 		counter_mirror_event(&w->mirror, w->table, ev);
 
@@ -663,8 +696,7 @@ int watcher_apply_event(mw_watcher *w, const MountEvent *ev)
 		lib_debug("Notification queue overran, resynchronising.");
 		return 0;
 	case MOUNT_EVENT_WATCH_REMOVED:
-		return lib_debug_errno(ENOLINK, "Failed to keep watching %s: the watched mount went away.",
-				       w->path);
+		break; /* above */
 	}
 	lib_debug("Ignoring unknown mount event type %d.", (int)ev->type);
 	return 0;
@@ -720,7 +752,11 @@ static int resync_list(mw_watcher *w, Listing *l)
 {
 	int r;
 
-	r = w->backend->ops->list_all(w->backend, &l->list, &l->n);
+	/* Only the watched subtree where the backend can (backend.h: list_subtree). */
+	if (w->list_top && w->backend->ops->list_subtree)
+		r = w->backend->ops->list_subtree(w->backend, w->list_top, w->path, &l->list, &l->n);
+	else
+		r = w->backend->ops->list_all(w->backend, &l->list, &l->n);
 	if (r < 0)
 		return lib_debug_errno(r, "Failed to list mounts below %s: %m", w->path);
 	qsort(l->list, l->n, sizeof(*l->list), compare_summary);
@@ -867,8 +903,12 @@ int watcher_resync(mw_watcher *w, struct mw_resync_stats *ret, bool announce)
 	int r;
 
 	r = resync_list(w, &l);
+	if (r == -ENOENT && w->list_top)
+		return watcher_watch_gone(w); /* list_subtree: the stack the watched mount is on is gone */
 	if (r < 0)
 		return resync_failed(w, r);
+	if (w->watched_id && !listing_has(&l, w->watched_id))
+		return watcher_watch_gone(w);
 	w->resync_pending = false;
 	w->resync_error = 0;
 	r = resync_apply(w, &l, &s);
@@ -905,6 +945,8 @@ int watcher_verify(mw_watcher *w)
 		verify_later(w, false);
 		return 0; /* the table is as good as before: try again later */
 	}
+	if (w->watched_id && !listing_has(&l, w->watched_id))
+		return watcher_watch_gone(w);
 	n = watcher_read_apply(w, &lost);
 	if (n < 0)
 		return n;

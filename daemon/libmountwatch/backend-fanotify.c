@@ -145,7 +145,7 @@ static int fan_open(Backend **ret, const char *path, unsigned queue_size, const 
 		goto fail;
 	r = fanotify_watch_new(&b->watch, RESCAN_INTERVAL_USEC);
 	if (r >= 0)
-		fanotify_watch_set_verify(b->watch, PROPAGATION_VERIFY_USEC);
+		fanotify_watch_set_verify(b->watch, PROPAGATION_VERIFY_USEC, PROPAGATION_VERIFY_MAX_USEC);
 	r = fan_why(r, why);
 	if (r < 0)
 		goto fail;
@@ -240,6 +240,36 @@ static int fan_list_all(Backend *base, MountSummary **ret, size_t *ret_n)
 	return summaries(ids, n, ret, ret_n);
 }
 
+/*
+ * The watched subtree: top, its parent and every mount below top (one
+ * statmount and a listmount from top: the kernel walks its namespace, but
+ * the library queries only what it lists).
+ */
+static int fan_list_subtree(Backend *base, uint64_t top, const char *path, MountSummary **ret, size_t *ret_n)
+{
+	FanotifyBackend *b = (FanotifyBackend *)base;
+	_cleanup_free_ uint64_t *ids = NULL;
+	uint64_t parent, *t;
+	size_t n;
+	int r;
+
+	r = statmount_get(top, MW_STATMOUNT_MNT_BASIC, &b->buf);
+	if (r < 0)
+		return r;
+	parent = b->buf.sm->mnt_parent_id;
+	r = listmount_below(top, &ids, &n);
+	if (r < 0)
+		return r;
+	t = realloc(ids, (n + 2) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	ids = t;
+	ids[n++] = top;
+	if (parent && parent != top)
+		ids[n++] = parent;
+	return summaries(ids, n, ret, ret_n);
+}
+
 static int fan_list_children(Backend *base, uint64_t unique_id, MountSummary **ret, size_t *ret_n)
 {
 	_cleanup_free_ uint64_t *ids = NULL;
@@ -316,6 +346,7 @@ const BackendOps backend_fanotify_ops = {
 	.get_fd = fan_get_fd,
 	.read_events = fan_read_events,
 	.list_all = fan_list_all,
+	.list_subtree = fan_list_subtree,
 	.list_children = fan_list_children,
 	.query_mount = fan_query_mount,
 	.probe = fan_probe,

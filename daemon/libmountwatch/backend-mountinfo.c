@@ -76,6 +76,7 @@ typedef struct MountinfoBackend {
 	 */
 	int timer_fd;
 	uint64_t verify_due;
+	uint64_t verify_wait; /* PROPAGATION_VERIFY_USEC, doubled after each quiet one */
 	uint64_t next_id;
 	bool kernel_ids; /* listmount(2) + statmount(2) give the unique IDs */
 	MiTable table;
@@ -305,7 +306,9 @@ static int arm_verify(MountinfoBackend *b)
 	uint64_t v;
 
 	(void)!read(b->timer_fd, &v, sizeof(v)); /* a past expiry */
-	b->verify_due = now_usec() + PROPAGATION_VERIFY_USEC;
+	if (!b->verify_wait)
+		b->verify_wait = PROPAGATION_VERIFY_USEC;
+	b->verify_due = now_usec() + b->verify_wait;
 	its.it_value.tv_sec = (time_t)(b->verify_due / 1000000);
 	its.it_value.tv_nsec = (long)(b->verify_due % 1000000) * 1000;
 	return timerfd_settime(b->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
@@ -461,17 +464,26 @@ static int mi_read_events(Backend *base, MountEvent *events, size_t n_max)
 	if (b->q_pos >= b->q_len) {
 		struct pollfd probe = { .fd = b->probe_fd, .events = POLLPRI };
 		struct epoll_event ev;
+		bool changed;
+		int r;
 
 		/* Empties epfd's ready list; its answer may be stale (see probe_fd). */
 		(void)epoll_wait(b->epfd, &ev, 1, 0);
 		if (poll(&probe, 1, 0) < 0)
 			return errno == EINTR ? 0 : -errno;
-		if (!(probe.revents & POLLPRI) && now_usec() < b->verify_due)
+		changed = probe.revents & POLLPRI;
+		if (!changed && now_usec() < b->verify_due)
 			return 0;
 		/* A change, or the time to look for one that set no mark (propagation). */
+		r = rescan(b);
+		/* A verification that found nothing: the next one waits longer (backend.h). */
+		if (changed || r < 0 || b->q_len > 0)
+			b->verify_wait = PROPAGATION_VERIFY_USEC;
+		else if ((b->verify_wait *= 2) > PROPAGATION_VERIFY_MAX_USEC)
+			b->verify_wait = PROPAGATION_VERIFY_MAX_USEC;
 		if (arm_verify(b) < 0)
 			return -errno;
-		if (rescan(b) < 0) {
+		if (r < 0) {
 			events[0] = (MountEvent){ .type = MOUNT_EVENT_LOSS };
 			return 1;
 		}
@@ -496,6 +508,57 @@ static int mi_list_all(Backend *base, MountSummary **ret, size_t *ret_n)
 	return 0;
 }
 
+/* Which entries a listing of the last parse keeps, and what it asks of them. */
+typedef struct ListFilter {
+	const MiEntry *top, *top_parent; /* list_subtree: kept whatever their path */
+	const char *path;                /* list_subtree: at or below it */
+	const MiEntry *parent;           /* list_children: its children */
+} ListFilter;
+
+static bool list_keeps(const ListFilter *f, const MiEntry *e)
+{
+	const char *rest;
+
+	if (f->parent)
+		return e->parent_id == f->parent->mnt_id && e != f->parent;
+	return e == f->top || e == f->top_parent || path_has_prefix(e->point, f->path, &rest);
+}
+
+/* The entries of the last parse that f keeps (O(mounts)). */
+static int list_filtered(MountinfoBackend *b, const ListFilter *f, MountSummary **ret, size_t *ret_n)
+{
+	MountSummary *l;
+	size_t n = 0;
+
+	l = calloc(b->table.n + 1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->table.n; i++)
+		if (list_keeps(f, &b->table.entries[i]))
+			l[n++].unique_id = b->table.entries[i].unique_id;
+	*ret = l;
+	*ret_n = n;
+	return 0;
+}
+
+/*
+ * The watched subtree, from the last parse: the file has every mount of the
+ * namespace and is read whole (no kernel interface reads part of it), so
+ * this is O(mounts) in comparisons; what it saves is the query, copy and
+ * comparison of each mount outside the path, which the watcher would make
+ * and drop.
+ */
+static int mi_list_subtree(Backend *base, uint64_t top, const char *path, MountSummary **ret, size_t *ret_n)
+{
+	MountinfoBackend *b = (MountinfoBackend *)base;
+	ListFilter f = { .top = hashmap_get(b->table.by_unique, top), .path = path };
+
+	if (!f.top)
+		return -ENOENT;
+	f.top_parent = hashmap_get(b->table.by_mnt_id, f.top->parent_id);
+	return list_filtered(b, &f, ret, ret_n);
+}
+
 /*
  * The children of one mount, from the last parse (O(mounts); the library asks
  * only when a mount arrives by a move, or comes back after its parent went:
@@ -504,24 +567,11 @@ static int mi_list_all(Backend *base, MountSummary **ret, size_t *ret_n)
 static int mi_list_children(Backend *base, uint64_t unique_id, MountSummary **ret, size_t *ret_n)
 {
 	MountinfoBackend *b = (MountinfoBackend *)base;
-	const MiEntry *p = hashmap_get(b->table.by_unique, unique_id);
-	MountSummary *l;
-	size_t n = 0;
+	ListFilter f = { .parent = hashmap_get(b->table.by_unique, unique_id) };
 
-	if (!p)
+	if (!f.parent)
 		return -ENOENT;
-	l = calloc(b->table.n + 1, sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->table.n; i++) {
-		const MiEntry *e = &b->table.entries[i];
-
-		if (e->parent_id == p->mnt_id && e != p)
-			l[n++].unique_id = e->unique_id;
-	}
-	*ret = l;
-	*ret_n = n;
-	return 0;
+	return list_filtered(b, &f, ret, ret_n);
 }
 
 /* Per-mount options (mountinfo's field 6) as MOUNT_ATTR_* bits. */
@@ -606,6 +656,7 @@ const BackendOps backend_mountinfo_ops = {
 	.get_fd = mi_get_fd,
 	.read_events = mi_read_events,
 	.list_all = mi_list_all,
+	.list_subtree = mi_list_subtree,
 	.list_children = mi_list_children,
 	.query_mount = mi_query_mount,
 	.probe = mi_probe,

@@ -380,7 +380,7 @@ static int wq_resolve_mnt_id(Backend *base, uint32_t mnt_id, uint64_t *ret)
 
 const BackendOps backend_watchqueue_ops = {
 	.name = "watch_queue",
-	.flags = BACKEND_COUNTERS | BACKEND_MOVES_EACH | BACKEND_SB_EVENTS |
+	.flags = BACKEND_COUNTERS | BACKEND_MOVES_EACH | BACKEND_SB_EVENTS | BACKEND_WATCH_REMOVAL |
 		 BACKEND_MOVES_SUBTREE,
 	.open = wq_open,
 	.close = wq_close,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The list of backends, in the order Backend=auto tries them: the one
- * with the most exact events and the cheapest loss recovery first.
+ * with the most exact events and the cheapest loss recovery first; and
+ * what the backends share (path_has_prefix()).
  */
 #include "backend.h"
 #include "util.h"
@@ -12,6 +13,20 @@ const BackendOps *const backend_table[] = {
 	&backend_mountinfo_ops,
 	NULL,
 };
+
+bool path_has_prefix(const char *path, const char *prefix, const char **rest)
+{
+	size_t n = strlen(prefix);
+
+	if (strcmp(prefix, "/") == 0) {
+		*rest = path;
+		return path[0] == '/';
+	}
+	if (strncmp(path, prefix, n) != 0 || (path[n] != '/' && path[n] != 0))
+		return false;
+	*rest = path + n;
+	return true;
+}
 
 const BackendOps *backend_find(const char *name)
 {

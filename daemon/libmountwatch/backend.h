@@ -10,6 +10,7 @@
 #ifndef MOUNTWATCH_BACKEND_H
 #define MOUNTWATCH_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,16 @@
  * to measure.
  */
 #define PROPAGATION_VERIFY_USEC (5 * 1000000ULL)
+/*
+ * ... 5 s after a change; each verification that finds nothing, with no
+ * change in its window, doubles the wait, up to this (5, 10, 20, 40, 60 s):
+ * on an idle system a re-read a minute, not 12 (resync-bench's idle CPU
+ * at 10,000 mounts: tests/bench/measurements.md, 2026-12-06). The price:
+ * a propagation change alone on a system idle for minutes is announced up
+ * to 60 s late; one made within a minute of any other change, as mount(8)
+ * and systemd make them (mount, then --make-*), still within 5 s to 10 s.
+ */
+#define PROPAGATION_VERIFY_MAX_USEC (60 * 1000000ULL)
 
 typedef enum MountEventType {
 	/* The kernel's enum mount_notification_subtype, same numbers. */
@@ -86,6 +97,13 @@ enum {
 	 * changed, not the unchanged children of one that came back.
 	 */
 	BACKEND_MOVES_SUBTREE = 1U << 3,
+	/*
+	 * The kernel says when the watched mount goes away (watch_queue's
+	 * removal notification, MOUNT_EVENT_WATCH_REMOVED). Without it the
+	 * watcher looks for that mount itself: a DETACH or UNMOUNT naming it,
+	 * or a listing without it (watcher_watch_gone()).
+	 */
+	BACKEND_WATCH_REMOVAL = 1U << 4,
 };
 
 /*
@@ -127,6 +145,15 @@ typedef struct BackendOps {
 	int (*read_events)(Backend *b, MountEvent *events, size_t n_max);
 	/* Every mount connected to the watched path (the watcher filters by path). */
 	int (*list_all)(Backend *b, MountSummary **ret, size_t *ret_n);
+	/*
+	 * Optional: what a resync of a watcher on path lists instead of
+	 * list_all, so that its cost follows the watched subtree, not the
+	 * namespace: at least top (the mount path is on), top's parent (the
+	 * watcher keeps it as top's parent), and every mount below top that is
+	 * at or below path; more is allowed (the watcher filters by path).
+	 * -ENOENT if top is gone.
+	 */
+	int (*list_subtree)(Backend *b, uint64_t top, const char *path, MountSummary **ret, size_t *ret_n);
 	/* Optional: the children of one mount. */
 	int (*list_children)(Backend *b, uint64_t unique_id, MountSummary **ret, size_t *ret_n);
 	/*
@@ -159,5 +186,8 @@ extern const BackendOps backend_mountinfo_ops;
 /* NULL-terminated list of the product's backends, in the order "auto" tries them. */
 extern const BackendOps *const backend_table[];
 const BackendOps *backend_find(const char *name);
+
+/* Whether path is prefix or below it (prefix normalised); *rest: what follows prefix. */
+bool path_has_prefix(const char *path, const char *prefix, const char **rest);
 
 #endif

@@ -167,7 +167,7 @@ void counter_mirror_event(CounterMirror *c, Table *t, const MountEvent *ev)
 		 * probe mounts, makes catatonic and unmounts at once), its
 		 * ancestors count it all the same, along the parent its record gave.
 		 */
-			if (!m)
+		if (!m)
 			bump_ancestors(c, t, ev->triggered_on, 1);
 		return;
 	default:

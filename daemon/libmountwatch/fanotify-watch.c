@@ -39,6 +39,8 @@ struct FanotifyWatch {
 	bool timer_armed;
 	uint64_t timer_at; /* when the armed timer fires */
 	uint64_t verify_interval, verify_due; /* fanotify_watch_set_verify() */
+	uint64_t verify_max, verify_wait;     /* the largest wait, the current one */
+	bool active;                          /* an event or wake-up since the last rescan */
 	uint64_t n_events, n_rescans;
 	/* Bytes read from fanotify and not yet handed out. */
 	size_t pos, len;
@@ -260,9 +262,10 @@ static int arm_timer(FanotifyWatch *w, uint64_t at)
 	return 0;
 }
 
-void fanotify_watch_set_verify(FanotifyWatch *w, uint64_t interval_usec)
+void fanotify_watch_set_verify(FanotifyWatch *w, uint64_t interval_usec, uint64_t max_usec)
 {
-	w->verify_interval = interval_usec;
+	w->verify_interval = w->verify_wait = interval_usec;
+	w->verify_max = max_usec > interval_usec ? max_usec : interval_usec;
 	w->verify_due = now_usec() + interval_usec;
 }
 
@@ -275,7 +278,7 @@ int fanotify_watch_read(FanotifyWatch *w, FanotifyEvent *events, size_t n_max)
 	consume_wakeups(w);
 	/* Before reading the queue: a change after this poll is seen by the next one. */
 	if (poll(&probe, 1, 0) > 0 && (probe.revents & POLLPRI))
-		w->rescan_pending = true;
+		w->rescan_pending = w->active = true;
 	if (w->verify_interval && now_usec() >= w->verify_due)
 		w->rescan_pending = true; /* what no wake-up says: propagation */
 
@@ -290,6 +293,7 @@ int fanotify_watch_read(FanotifyWatch *w, FanotifyEvent *events, size_t n_max)
 		ssize_t k;
 
 		if (next_event(w, &events[n]) > 0) {
+			w->active = true;
 			if (events[n].type == FANOTIFY_EVENT_OVERFLOW) {
 				_cleanup_free_ uint32_t *stale = NULL;
 				size_t n_stale;
@@ -342,7 +346,13 @@ int fanotify_watch_read(FanotifyWatch *w, FanotifyEvent *events, size_t n_max)
 				return r;
 			w->rescan_pending = false;
 			w->last_rescan = now;
-			w->verify_due = now + w->verify_interval;
+			/* A quiet window and nothing found: wait longer for the next. */
+			if (w->active || w->n_changed > 0)
+				w->verify_wait = w->verify_interval;
+			else if ((w->verify_wait *= 2) > w->verify_max)
+				w->verify_wait = w->verify_max;
+			w->active = false;
+			w->verify_due = now + w->verify_wait;
 			w->n_rescans++;
 			while (n < n_max && w->i_changed < w->n_changed)
 				events[n++] = (FanotifyEvent){

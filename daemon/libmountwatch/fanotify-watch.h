@@ -62,11 +62,14 @@ typedef struct FanotifyWatch FanotifyWatch;
  */
 int fanotify_watch_new(FanotifyWatch **ret, uint64_t rescan_interval_usec);
 /*
- * Rescans every interval_usec even without a wake-up (0: never): the kernel
- * signals neither fanotify nor a mountinfo change for a propagation change
- * (mount --make-shared), so this low-rate digest compare is how one is seen.
+ * Rescans interval_usec after the last (0: never) even without a wake-up:
+ * the kernel signals neither fanotify nor a mountinfo change for a
+ * propagation change (mount --make-shared), so this low-rate digest compare
+ * is how one is seen. Each such rescan that finds nothing, with no event in
+ * its window, doubles the wait up to max_usec; any event or change brings it
+ * back to interval_usec.
  */
-void fanotify_watch_set_verify(FanotifyWatch *w, uint64_t interval_usec);
+void fanotify_watch_set_verify(FanotifyWatch *w, uint64_t interval_usec, uint64_t max_usec);
 /* Whether fanotify_watch_new() could work here, without its mountinfo digest: 0 or as it. */
 int fanotify_watch_probe(void);
 FanotifyWatch *fanotify_watch_free(FanotifyWatch *w);

@@ -92,6 +92,9 @@ struct mw_mnt_id_req {
 /* ioctl on an nsfs fd: the namespace's 64-bit ID (6.11), what mnt_ns_id takes. */
 #define MW_NS_GET_MNTNS_ID _IOR(0xb7, 0x5, uint64_t)
 
+/* statx(2)'s stx_mnt_id as the 64-bit unique mount ID (6.8); STATX_MNT_ID (5.8) is glibc's. */
+#define MW_STATX_MNT_ID_UNIQUE 0x00004000U
+
 #define MW_MNT_ID_REQ_SIZE_VER0 24
 #define MW_MNT_ID_REQ_SIZE_VER1 32
 

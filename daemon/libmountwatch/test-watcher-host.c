@@ -7,8 +7,10 @@
  * /proc/self/mountinfo (the strongest baseline: what systemd reads), and
  * the typed changes it announced, replayed onto a copy, must give the same
  * table. Mounts at odd bytes (0xff, a literal "\\377", a newline, a tab)
- * are found by their real paths. Each backend the kernel has is run; the
- * others are a SKIP.
+ * are found by their real paths. The watched mount's unmount ends the
+ * watch with -ENOLINK, and bad arguments give the same errors (a table of
+ * cases), on every backend. Each backend the kernel has is run; the others
+ * are a SKIP (but for the argument errors, which come before any backend).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +110,33 @@ static void drain(mw_watcher *w)
 		if (k == 0 && mw_watcher_get_timeout(w) == UINT64_MAX)
 			return;
 	}
+}
+
+/*
+ * The watched mount was unmounted: processing gives -ENOLINK within 10 s
+ * (mountinfo and fanotify say it at once), the replayed copy and the table
+ * are empty, and every later call says -ENOLINK again.
+ */
+static void check_watch_gone(mw_watcher *w, Replay *r, const char *backend, const char *what)
+{
+	time_t t0 = time(NULL);
+	int k;
+
+	for (;;) {
+		struct pollfd p = { .fd = mw_watcher_get_fd(w), .events = POLLIN };
+
+		assert_se(poll(&p, 1, 100) >= 0);
+		k = mw_watcher_process(w);
+		if (k < 0 || time(NULL) > t0 + 10)
+			break;
+	}
+	if (k != -ENOLINK)
+		fprintf(stderr, "%s: %s unmounted: %d (%s)\n", backend, what, k, strerror(-k));
+	assert_se(k == -ENOLINK);
+	assert_se(r->n == 0 && mw_watcher_count(w) == 0);
+	assert_se(mw_watcher_process(w) == -ENOLINK && mw_watcher_resync(w, NULL) == -ENOLINK);
+	assert_se(mw_watcher_get_timeout(w) == UINT64_MAX && r->n == 0);
+	printf("# %s: %s unmounted: -ENOLINK after %d s\n", backend, what, (int)(time(NULL) - t0));
 }
 
 static bool in_subtree(const char *path, const char *top);
@@ -391,13 +420,172 @@ static int run(const char *backend, unsigned n_ops)
 	printf("# %s: %u added, %u removed, %u moved, %u changed, %u losses\n", backend, r.added,
 	       r.removed, r.moved, r.changed, r.lost);
 	assert_se(r.added > 0 && r.removed > 0 && r.changed > 0);
-	(void)umount2(base, MNT_DETACH); /* everything goes: each announced once */
-	drain(w);
-	assert_se(r.n == 0 || (r.n == 1 && mw_watcher_count(w) == 0) || mw_watcher_count(w) == r.n);
-	for (unsigned j = 0; j < r.n; j++)
-		free(r.point[j]);
+	{
+		/*
+		 * The watched mount goes away (a lazy unmount of base, with
+		 * what is below it): on every backend -ENOLINK, each mount of
+		 * the table announced gone once before it, and -ENOLINK from
+		 * then on. The same for a watcher on a plain directory of it.
+		 */
+		char plain[128], sub[160];
+		Replay r2 = {};
+		mw_watcher *w2;
+
+		snprintf(plain, sizeof(plain), "%s/plain", base);
+		snprintf(sub, sizeof(sub), "%s/sub", plain);
+		assert_se(mkdir(plain, 0755) == 0 && mkdir(sub, 0755) == 0);
+		assert_se(mount("sub", sub, "tmpfs", 0, "size=64k") == 0);
+		drain(w);
+		assert_se(mw_watcher_new(&w2, plain, backend, 0) == 0 && mw_watcher_count(w2) == 1);
+		r2.id[0] = mw_mount_get_unique_id(mw_watcher_get_mount_by_path(w2, sub));
+		r2.point[0] = strdup(sub);
+		r2.n = 1;
+		mw_watcher_set_change_fn(w2, on_change, &r2);
+		assert_se(r.n > 1 && umount2(base, MNT_DETACH) == 0);
+		check_watch_gone(w, &r, backend, "the watched mount");
+		check_watch_gone(w2, &r2, backend, "a directory of the watched mount");
+		mw_watcher_free(w2);
+	}
 	mw_watcher_free(w);
 	return 0;
+}
+
+/*
+ * The same bad arguments give the same error on every backend, from
+ * mw_watcher_new(), mw_watcher_new_ns() and mw_watcher_reopen() (which then
+ * leaves the watcher as it was). One row per case; a row that should work
+ * is a SKIP on a backend this kernel lacks (the others give their error
+ * before any backend is opened, so they are checked there too).
+ */
+typedef struct BadArg {
+	const char *what;
+	const char *path; /* "%s": base; NULL: NULL */
+	const char *backend; /* NULL: the backend under test */
+	unsigned queue_size;
+	int ns;           /* 0: mw_watcher_new(); else the fd kind for mw_watcher_new_ns() */
+	bool null_ret;
+	int want;
+} BadArg;
+
+enum { NS_NONE, NS_OURS, NS_NET, NS_FILE, NS_CLOSED, NS_BELOW };
+
+static int ns_fd_of(int kind)
+{
+	int fd;
+
+	switch (kind) {
+	case NS_OURS:
+		return open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	case NS_NET:
+		return open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	case NS_FILE:
+		return open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	case NS_CLOSED:
+		fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+		assert_se(fd >= 0 && close(fd) == 0);
+		return fd;
+	case NS_BELOW:
+		return -2;
+	}
+	return -1;
+}
+
+static void run_bad_args(const char *backend, unsigned *n)
+{
+	static char longpath[5000];
+	const BadArg rows[] = {
+		{ "a relative path", "relative", .want = -EINVAL },
+		{ "an empty path", "", .want = -EINVAL },
+		{ "a NULL path", NULL, .want = -EINVAL },
+		{ "a NULL ret", "%s", .null_ret = true, .want = -EINVAL },
+		{ "a path that does not exist", "%s/not-there", .want = -ENOENT },
+		{ "a path below a regular file", "%s/file/x", .want = -ENOTDIR },
+		{ "a path longer than PATH_MAX", longpath, .want = -ENAMETOOLONG },
+		{ "an unknown backend", "%s", "nfs", .want = -EINVAL },
+		{ "an empty backend name", "%s", "", .want = -EINVAL },
+		{ "queue_size above MW_QUEUE_SIZE_MAX", "%s", .queue_size = MW_QUEUE_SIZE_MAX + 1, .want = -EINVAL },
+		{ "queue_size UINT_MAX", "%s", .queue_size = UINT32_MAX, .want = -EINVAL },
+		{ "a network namespace fd", "%s", .ns = NS_NET, .want = -EINVAL },
+		{ "a plain file as the namespace fd", "%s", .ns = NS_FILE, .want = -EINVAL },
+		{ "a closed namespace fd", "%s", .ns = NS_CLOSED, .want = -EBADF },
+		{ "a namespace fd below -1", "%s", .ns = NS_BELOW, .want = -EBADF },
+		{ "the namespace fd's ENOENT", "%s/not-there", .ns = NS_OURS, .want = -ENOENT },
+		/* What works, works everywhere. */
+		{ "queue_size MW_QUEUE_SIZE_MAX", "%s", .queue_size = MW_QUEUE_SIZE_MAX, .want = 0 },
+		{ "a directory that is no mount point", "%s/plain-dir", .want = 0 },
+		{ "a regular file", "%s/file", .want = 0 },
+		{ "a path with a trailing slash and a dot", "%s/plain-dir/./", .want = 0 },
+		{ "our own namespace by fd", "%s", .ns = NS_OURS, .want = 0 },
+	};
+	char dir[128], file[128];
+	mw_watcher *w = NULL;
+	int k;
+
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	snprintf(dir, sizeof(dir), "%s/plain-dir", base);
+	snprintf(file, sizeof(file), "%s/file", base);
+	assert_se(mkdir(dir, 0755) == 0 && close(open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) == 0);
+	/* A watcher to reopen with each row (none if this backend does not run here). */
+	k = mw_watcher_new(&w, base, backend, 0);
+	assert_se(k == 0 || k == -EOPNOTSUPP);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const BadArg *a = &rows[i];
+		const char *be = a->backend ?: backend;
+		char path[sizeof(longpath) + 128];
+		mw_watcher *x = NULL;
+		int fd = -1;
+
+		if (a->path)
+			snprintf(path, sizeof(path), a->path, base);
+		if (a->ns)
+			fd = ns_fd_of(a->ns);
+		if (a->ns)
+			k = mw_watcher_new_ns(a->null_ret ? NULL : &x, fd, a->path ? path : NULL, be, a->queue_size);
+		else
+			k = mw_watcher_new(a->null_ret ? NULL : &x, a->path ? path : NULL, be, a->queue_size);
+		if (fd >= 0 && a->ns != NS_CLOSED)
+			close(fd);
+		(*n)++;
+		if (a->want == 0 && k == -EOPNOTSUPP) {
+			printf("ok %u - %s: %s # SKIP this kernel (or build) lacks it\n", *n, backend, a->what);
+			continue;
+		}
+		if (k != a->want)
+			fprintf(stderr, "%s: %s: %d, want %d\n", backend, a->what, k, a->want);
+		assert_se(k == a->want && !x == (k < 0));
+		if (x) {
+			/* No callback at all is allowed: changes are applied, announced to nobody. */
+			assert_se(mw_watcher_get_fd(x) >= 0);
+			assert_se(mw_watcher_process(x) >= 0);
+			mw_watcher_free(x);
+		}
+		/* The same from mw_watcher_reopen(), which leaves the watch as it was on failure. */
+		if (w && !a->ns && !a->null_ret) {
+			k = mw_watcher_reopen(w, a->path ? path : NULL, be, a->queue_size);
+			if (k != a->want)
+				fprintf(stderr, "%s: reopen, %s: %d, want %d\n", backend, a->what, k, a->want);
+			assert_se(k == a->want);
+			assert_se(strcmp(mw_watcher_get_path(w), k < 0 ? base : mw_watcher_get_path(w)) == 0);
+			assert_se(strcmp(mw_watcher_get_backend(w), backend) == 0);
+			if (k == 0)
+				assert_se(mw_watcher_reopen(w, base, backend, 0) == 0);
+		}
+		printf("ok %u - %s: %s: %s\n", *n, backend, a->what, a->want ? strerror(-a->want) : "accepted");
+	}
+	if (w) {
+		/* A NULL callback: changes applied, announced to nobody. */
+		snprintf(dir, sizeof(dir), "%s/plain-dir", base);
+		mw_watcher_set_change_fn(w, NULL, NULL);
+		assert_se(mount("nocb", dir, "tmpfs", 0, "size=64k") == 0);
+		drain(w);
+		assert_se(mw_watcher_get_mount_by_path(w, dir));
+		assert_se(umount2(dir, 0) == 0);
+		drain(w);
+		assert_se(!mw_watcher_get_mount_by_path(w, dir));
+		mw_watcher_free(w);
+	}
+	assert_se(unlink(file) == 0 && rmdir(dir) == 0);
 }
 
 /* A mount of path in the namespace of ns_fd (then back in self's); umount if fstype is NULL. */
@@ -428,7 +616,8 @@ static int run_ns(const char *backend)
 	snprintf(later, sizeof(later), "%s/ns-later", base);
 	assert_se(mkdir(a_only, 0755) == 0 && mkdir(b_only, 0755) == 0 && mkdir(later, 0755) == 0);
 	self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	assert_se(self >= 0 && readlink("/proc/self/ns/mnt", self_ns, sizeof(self_ns)) > 0);
+	memset(self_ns, 0, sizeof(self_ns)); /* readlink() does not terminate it */
+	assert_se(self >= 0 && readlink("/proc/self/ns/mnt", self_ns, sizeof(self_ns) - 1) > 0);
 	/* B: a copy of ours, then a mount of its own. */
 	assert_se(unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
 	other = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
@@ -453,7 +642,7 @@ static int run_ns(const char *backend)
 		goto out;
 	assert_se(k == 0);
 	memset(now_ns, 0, sizeof(now_ns));
-	assert_se(readlink("/proc/self/ns/mnt", now_ns, sizeof(now_ns)) > 0 && strcmp(now_ns, self_ns) == 0);
+	assert_se(readlink("/proc/self/ns/mnt", now_ns, sizeof(now_ns) - 1) > 0 && strcmp(now_ns, self_ns) == 0);
 	assert_se(mw_watcher_get_mount_by_path(w, b_only));
 	assert_se(!mw_watcher_get_mount_by_path(w, a_only));
 	mount_in(other, self, later, "tmpfs");
@@ -511,6 +700,7 @@ int main(int argc, char **argv)
 			printf("ok %u - %s: table equal to libmount's after every burst, changes replay to it\n",
 			       n, backends[i]);
 		assert_se(mount("base", base, "tmpfs", 0, "size=1m") == 0);
+		run_bad_args(backends[i], &n);
 		k = run_ns(backends[i]);
 		n++;
 		if (k == -EOPNOTSUPP || k == -EINVAL)

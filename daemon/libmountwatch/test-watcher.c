@@ -836,13 +836,28 @@ static void test_sb_changed_record(FakeKernel *k, mw_watcher *m, Recorder *rec)
  */
 static void test_sb_changed_of_gone_mount(FakeKernel *k, mw_watcher *m, Recorder *rec)
 {
-	uint64_t p;
+	uint64_t p, root = fake_root(k), sum;
 
 	snapshot(m, rec);
-	p = fake_mount(k, fake_root(k), "probe", "autofs");
+	/*
+	 * The snapshot's sums wait for a confirmation (watcher_verify()),
+	 * which re-reads every mount whose sum is off: done before the probe,
+	 * as in a daemon that has run a while, or it would repair the
+	 * parent's sum and hide the mirror's miss.
+	 */
+	drain_fake(m);
+	assert_se(!watcher_verify_waiting(m) && !m->resync_pending);
+	check_exact(m, k, "the snapshot's confirmation");
+	sum = table_sum(m, root);
+	p = fake_mount(k, root, "probe", "autofs");
 	fake_remount_sb(k, p, "fd=-1");
 	fake_umount(k, p);
+	/* NEW_MOUNT +2, SB_CHANGED +1 (the probe is below /), UNMOUNT +2. */
+	assert_se(kernel_sum(k, root) == sum + 5);
 	drain_fake(m);
+	/* Nothing but the three records made the sums: no resync, no confirmation. */
+	assert_se(!watcher_verify_waiting(m) && m->resyncs == 0);
+	assert_se(table_sum(m, root) == sum + 5);
 	check_exact(m, k, "a mount, its SB_CHANGED and its umount, all read after it went");
 	assert_se(!table_get(m->table, p));
 	printf("ok - SB_CHANGED of a mount gone before its NEW_MOUNT was read counts in its parent\n");
@@ -1027,8 +1042,6 @@ static void test_robustness(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	assert_se(watcher_apply_event(m, &ev) == 0);
 	ev = (MountEvent){ .type = 77 };
 	assert_se(watcher_apply_event(m, &ev) == 0);
-	ev = (MountEvent){ .type = MOUNT_EVENT_WATCH_REMOVED };
-	assert_se(watcher_apply_event(m, &ev) == -ENOLINK);
 	assert_se(watcher_finish_batch(m) == 0);
 	(void)compare(m, k);
 
@@ -1039,6 +1052,90 @@ static void test_robustness(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	assert_se(rec->added == 0 && rec->removed == 0);
 	(void)compare(m, k);
 	printf("ok - stale, duplicate and unknown records are harmless\n");
+}
+
+/* After -ENOLINK: the table empty, every mount announced gone once, and -ENOLINK from then on. */
+static void check_watch_gone(mw_watcher *m, Recorder *rec, unsigned removed)
+{
+	unsigned added = rec->added;
+
+	assert_se(m->watch_gone && table_size(m->table) == 0 && rec->removed == removed);
+	assert_se(mw_watcher_process(m) == -ENOLINK && mw_watcher_resync(m, NULL) == -ENOLINK);
+	assert_se(mw_watcher_get_timeout(m) == UINT64_MAX);
+	assert_se(rec->removed == removed && rec->added == added);
+}
+
+/*
+ * The watched mount goes away, as watch_queue says it: the kernel's removal
+ * notification. What came before it is applied, then every mount is
+ * announced gone (they were all inside it), then -ENOLINK, now and later.
+ */
+static void test_watch_removed(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	unsigned n;
+
+	build_tree(k, 30);
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	drain_fake(m);
+	(void)fake_mount(k, fake_root(k), "late", "tmpfs");
+	n = fake_count(k);
+	fake_remove_watch(k);
+	assert_se(mw_watcher_process(m) == -ENOLINK);
+	assert_se(rec->added == 1);
+	check_watch_gone(m, rec, n);
+	printf("ok - the watch removed (watch_queue): what came before applied, all gone, -ENOLINK from then on\n");
+}
+
+/*
+ * The same on a backend whose kernel does not say it (fanotify,
+ * mountinfo): the watched mount is the one the path was on, and a record
+ * of its unmount (there DETACH, here UNMOUNT), or a resync's listing
+ * without it, ends the watch the same way.
+ */
+static void test_watched_mount_unmounted(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t w, x, z;
+
+	assert_se(free_and_strdup(&m->path, "/w") >= 0);
+	w = fake_mount(k, fake_root(k), "w", "tmpfs");
+	x = fake_mount(k, w, "x", "tmpfs");
+	(void)fake_mount(k, x, "y", "tmpfs");
+	(void)fake_mount(k, fake_root(k), "beside", "tmpfs");
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	drain_fake(m);
+	m->watched_id = w;
+	assert_se(table_size(m->table) == 3);
+	/* A mount below it goes: nothing more. */
+	z = fake_mount(k, x, "z", "tmpfs");
+	drain_fake(m);
+	fake_umount(k, z);
+	drain_fake(m);
+	assert_se(!m->watch_gone && table_size(m->table) == 3 && rec->added == 1 && rec->removed == 1);
+	/* The lazy unmount's records come parents first: the first ends it. */
+	fake_umount_tree(k, w);
+	assert_se(mw_watcher_process(m) == -ENOLINK);
+	check_watch_gone(m, rec, 4);
+	printf("ok - the watched mount's unmount record: all gone, -ENOLINK from then on\n");
+}
+
+static void test_watched_mount_gone_resync(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t w;
+
+	assert_se(free_and_strdup(&m->path, "/w") >= 0);
+	w = fake_mount(k, fake_root(k), "w", "tmpfs");
+	(void)fake_mount(k, w, "x", "tmpfs");
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	drain_fake(m);
+	m->watched_id = w;
+	/* Gone with its records lost: the resync's listing lacks it. */
+	fake_unmount_silently(k, w);
+	assert_se(mw_watcher_resync(m, NULL) == -ENOLINK);
+	check_watch_gone(m, rec, 2);
+	printf("ok - the watched mount missing from a resync's listing: all gone, -ENOLINK from then on\n");
 }
 
 /* The library is silent unless asked: nothing on stderr, its messages to mw_set_log_fn()'s function. */
@@ -1173,6 +1270,9 @@ int main(void)
 	run(test_pivot_root, 64);
 	run(test_watched_subtree, 64);
 	run(test_robustness, 64);
+	run(test_watch_removed, 4096);
+	run(test_watched_mount_unmounted, 64);
+	run(test_watched_mount_gone_resync, 64);
 	run(test_bounded_process, 4096);
 	run(test_loss_drops_queue, 8);
 	run(test_verify_after_resync, 8);

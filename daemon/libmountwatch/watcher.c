@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <linux/nsfs.h>
 
@@ -142,6 +143,9 @@ static int open_backend(const char *name, const char *path, unsigned queue_size,
 
 	if (!any && !backend_find(name))
 		return -EINVAL;
+	/* The kernel's largest watch_queue; refused the same on the backends without a queue. */
+	if (queue_size > MW_QUEUE_SIZE_MAX)
+		return -EINVAL;
 	/*
 	 * One answer for a path that is not there, whichever backend: some
 	 * would refuse it, others arm a watch on the namespace and accept it.
@@ -247,6 +251,59 @@ static uint64_t ns_id_enter(const mw_watcher *w)
 	return old;
 }
 
+/*
+ * The mount the watched path resolves to now, for the backends whose kernel
+ * does not say when it goes away (BACKEND_WATCH_REMOVAL): the kernel's
+ * unique ID (statx, Linux 6.8) if the backend knows the mount by it, else
+ * the 32-bit ID (statx, 5.8) the backend resolves. Neither: 0, and the
+ * watcher cannot tell (libmountwatch(3) says so). Called in the watcher's
+ * namespace.
+ */
+static void watcher_find_watched(mw_watcher *w)
+{
+	const BackendOps *ops = w->backend->ops;
+	struct statx stx;
+	MountInfo info = {};
+	uint64_t id;
+
+	w->watched_id = w->list_top = 0;
+	w->watch_gone = false;
+	if (ops->flags & BACKEND_WATCH_REMOVAL)
+		return;
+	if (statx(AT_FDCWD, w->path, AT_NO_AUTOMOUNT, MW_STATX_MNT_ID_UNIQUE, &stx) == 0 &&
+	    (stx.stx_mask & MW_STATX_MNT_ID_UNIQUE) && ops->query_mount(w->backend, stx.stx_mnt_id, NULL, &info) >= 0) {
+		mount_info_done(&info);
+		w->watched_id = stx.stx_mnt_id;
+	} else if (statx(AT_FDCWD, w->path, AT_NO_AUTOMOUNT, STATX_MNT_ID, &stx) == 0 &&
+		   (stx.stx_mask & STATX_MNT_ID) && ops->resolve_mnt_id &&
+		   ops->resolve_mnt_id(w->backend, (uint32_t)stx.stx_mnt_id, &id) >= 0) {
+		w->watched_id = id;
+	}
+	if (!w->watched_id) {
+		lib_debug("Cannot tell which mount %s is on: its going away will not be noticed.", w->path);
+		return;
+	}
+	/* Down the stack: each mount whose parent has the same mount point is on top of it. */
+	id = w->watched_id;
+	if (ops->query_mount(w->backend, id, NULL, &info) < 0)
+		return;
+	for (unsigned depth = 0; depth < 4096 && info.parent_unique_id && info.parent_unique_id != id; depth++) {
+		MountInfo p = {};
+
+		if (ops->query_mount(w->backend, info.parent_unique_id, NULL, &p) < 0)
+			break;
+		if (!streq_ptr(p.mount_point, info.mount_point)) {
+			mount_info_done(&p);
+			break;
+		}
+		id = p.unique_id;
+		mount_info_done(&info);
+		info = p;
+	}
+	mount_info_done(&info);
+	w->list_top = id;
+}
+
 static int watcher_new(mw_watcher **ret, int mntns_fd, uint64_t mnt_ns_id, const char *path,
 		       const char *backend, unsigned queue_size)
 {
@@ -271,6 +328,8 @@ static int watcher_new(mw_watcher **ret, int mntns_fd, uint64_t mnt_ns_id, const
 		w->mnt_ns_id = mnt_ns_id;
 		w->queue_size = queue_size;
 		w->backend_reason = TAKE_PTR(reason);
+		/* First: the snapshot lists only the watched subtree where it can. */
+		watcher_find_watched(w);
 		r = watcher_enable_utab(w, UTAB_DIR);
 		if (r >= 0)
 			r = watcher_snapshot(w);
@@ -295,8 +354,14 @@ _public_ int mw_watcher_new_ns(mw_watcher **ret, int mntns_fd, const char *path,
 {
 	uint64_t id = 0;
 
+	if (mntns_fd < -1)
+		return -EBADF;
 	if (mntns_fd >= 0) {
-		if (ioctl(mntns_fd, NS_GET_NSTYPE) != CLONE_NEWNS)
+		int type = ioctl(mntns_fd, NS_GET_NSTYPE);
+
+		if (type < 0 && errno == EBADF)
+			return -EBADF;
+		if (type != CLONE_NEWNS)
 			return -EINVAL;
 		/* statmount(2)/listmount(2) need its ID (6.11), or they would ask about ours. */
 		if (ioctl(mntns_fd, MW_NS_GET_MNTNS_ID, &id) < 0)
@@ -352,6 +417,7 @@ static int watcher_reopen(mw_watcher *w, const char *path, const char *backend, 
 	w->waited = false;
 	w->sums_unsure = false;
 	counter_mirror_done(&w->mirror);
+	watcher_find_watched(w);
 	/*
 	 * The new watch is in place: a failed resync is no failure to reopen
 	 * (the caller would think the old watch still runs). It is retried,
@@ -465,6 +531,8 @@ _public_ uint64_t mw_watcher_get_timeout(const mw_watcher *w)
 {
 	uint64_t t = w->deadline;
 
+	if (w->watch_gone)
+		return UINT64_MAX;
 	if (w->resync_pending && w->resync_error < 0 && w->resync_due < t)
 		t = w->resync_due;
 	if (watcher_verify_waiting(w) && w->verify_due < t)
@@ -557,6 +625,8 @@ static int watcher_process(mw_watcher *w)
 	int n, r;
 
 	w->announced = 0;
+	if (w->watch_gone)
+		return watcher_watch_gone(w); /* (finishes emptying the table after -ENOMEM) */
 	r = watcher_utab_sync(w);
 	if (r < 0)
 		return r;
@@ -624,6 +694,8 @@ _public_ int mw_watcher_resync(mw_watcher *w, struct mw_resync_stats *ret)
 
 	if (w->in_callback)
 		return -EBUSY;
+	if (w->watch_gone)
+		return -ENOLINK;
 	old = ns_id_enter(w);
 	r = watcher_resync(w, ret, true);
 	statmount_mnt_ns_id = old;

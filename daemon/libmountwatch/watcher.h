@@ -93,6 +93,21 @@ struct mw_watcher {
 	uint64_t mnt_ns_id;
 	int mntns_fd;
 
+	/*
+	 * The mount the watched path resolved to when the watch was armed
+	 * (0: unknown, or the backend says itself: BACKEND_WATCH_REMOVAL).
+	 * watch_gone once it went away: every later process or resync
+	 * returns -ENOLINK, the table empty, until a reopen.
+	 */
+	uint64_t watched_id;
+	bool watch_gone;
+	/*
+	 * Where a resync's listing starts (list_subtree): the lowest mount of
+	 * the stack the watched mount is in, so that the mounts of the lower
+	 * ones, covered but at the path, are listed too. 0: list_all.
+	 */
+	uint64_t list_top;
+
 	/* mw_watcher_set_attachment() */
 	void *attachment;
 	void (*attachment_destroy)(void *data);
@@ -112,6 +127,14 @@ int watcher_utab_sync(mw_watcher *w);
 bool watcher_has_counters(const mw_watcher *w);
 void watcher_announce(mw_watcher *w, enum mw_change_type type, const Mount *e, uint64_t unique_id,
 		      const char *mount_point, uint32_t fields, const struct mw_resync_stats *rs);
+/*
+ * The watched mount went away: every mount left in the table is removed
+ * (children first, each announced), and from now on -ENOLINK. Returns
+ * -ENOLINK, or -ENOMEM if it could not finish (the next call goes on).
+ */
+int watcher_watch_gone(mw_watcher *w);
+/* Whether ev says the watched mount went away (any backend). */
+bool watcher_event_is_watch_gone(const mw_watcher *w, const MountEvent *ev);
 /* Applies one event (exposed for tests). */
 int watcher_apply_event(mw_watcher *w, const MountEvent *ev);
 /*

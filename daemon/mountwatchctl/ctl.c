@@ -970,6 +970,8 @@ typedef struct Monitor {
 	char *instance_id;
 	/* mounts[] by unique ID (from the object path): index + 1, so a lookup is no search. */
 	Hashmap *by_id;
+	/* SubscribeBatched() answered: the changes come as MountsChanged, no MountAdded & co. */
+	bool batched;
 } Monitor;
 
 /* The unique ID an object path names, 0 if it names none. */
@@ -1209,6 +1211,116 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	return 0;
 }
 
+/* The properties a MountsChanged entry of a new mount carries, beside its unique ID and mount point. */
+#define BATCH_ADDED_FIELDS                                                                              \
+	(1U << MW_FIELD_UNIQUE_ID | 1U << MW_FIELD_MOUNT_POINT | 1U << MW_FIELD_PARENT_UNIQUE_ID |      \
+	 1U << MW_FIELD_FS_TYPE | 1U << MW_FIELD_SOURCE | 1U << MW_FIELD_OPTIONS)
+
+/* Do the columns asked for need more of a new mount than its MountsChanged entry carries? */
+static bool monitor_needs_fetch(void)
+{
+	for (size_t i = 0; i < arg_n_cols; i++)
+		if (!(BATCH_ADDED_FIELDS & (1U << arg_cols[i])))
+			return true;
+	return false;
+}
+
+/*
+ * One MountsChanged entry (generation, kind, unique ID, mount point, the
+ * values it carries), the message at its a{sv}: a line, as the per-mount
+ * signals make. The monitor's copy of the mount gives the old values of a
+ * change. Returns 0 or -errno.
+ */
+static int monitor_batch_entry(Monitor *mon, sd_bus_message *msg, uint64_t generation, const char *kind,
+			       uint64_t id, const char *point)
+{
+	_cleanup_free_ char *what = NULL, *json = NULL;
+	char object[128];
+	CtlMount *m, gone = {}, before = {};
+	uint32_t mask = 0;
+	int r;
+
+	snprintf(object, sizeof(object), MW_MOUNT_PREFIX "/%" PRIu64, id);
+	monitor_check_generation(mon, generation);
+	m = monitor_find(mon, object);
+	if (streq_ptr(kind, "added")) {
+		/* Columns beyond what the entry carries: asked for, as without batches. */
+		if (!m && monitor_needs_fetch())
+			m = monitor_fetch(mon, sd_bus_message_get_bus(msg), object);
+		if (!m)
+			m = monitor_add(mon, object);
+		if (!m)
+			return sd_bus_message_skip(msg, "a{sv}");
+		r = read_mount_props(msg, m, NULL);
+		if (r < 0)
+			return r;
+		m->v[MW_FIELD_UNIQUE_ID].u = id;
+		if (!m->v[MW_FIELD_MOUNT_POINT].s) {
+			m->v[MW_FIELD_MOUNT_POINT].s = strdup(point);
+			if (!m->v[MW_FIELD_MOUNT_POINT].s)
+				return -ENOMEM;
+		}
+		what = monitor_added_text(m);
+		monitor_line(generation, "added", m, what, NULL);
+		return 0;
+	}
+	if (streq_ptr(kind, "removed")) {
+		r = sd_bus_message_skip(msg, "a{sv}");
+		if (r < 0)
+			return r;
+		if (!m) { /* removed unseen: what the entry says */
+			m = &gone;
+			gone.v[MW_FIELD_UNIQUE_ID].u = id;
+			gone.v[MW_FIELD_MOUNT_POINT].s = strdup(point);
+		}
+		monitor_line(generation, "removed", m, NULL, NULL);
+		if (m != &gone)
+			monitor_forget(mon, m);
+		ctl_mount_done(&gone);
+		return 0;
+	}
+	if (!m) {
+		r = sd_bus_message_skip(msg, "a{sv}");
+		monitor_line(generation, "changed", NULL, NULL, "{}");
+		return r;
+	}
+	r = ctl_mount_copy(m, &before);
+	if (r >= 0)
+		r = read_mount_props(msg, m, &mask);
+	if (r >= 0) {
+		/* The counters change with everything: not worth a word, as PropertiesChanged leaves them out. */
+		mask &= mount_properties_announced();
+		what = ctl_change_text(&before, m, mask, false);
+		json = ctl_change_text(&before, m, mask, true);
+		monitor_line(generation, "changed", m, what, json ?: "{}");
+	}
+	ctl_mount_done(&before);
+	return r;
+}
+
+/* MountsChanged: a batch of changes, each a line. */
+static int on_mounts_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	Monitor *mon = userdata;
+	const char *kind, *point;
+	uint64_t generation, id;
+	int r;
+
+	if (!mon->batched)
+		return 0;
+	r = sd_bus_message_enter_container(msg, 'a', "(tstsa{sv})");
+	while (r >= 0 && (r = sd_bus_message_enter_container(msg, 'r', "tstsa{sv}")) > 0) {
+		r = sd_bus_message_read(msg, "tsts", &generation, &kind, &id, &point);
+		if (r >= 0)
+			r = monitor_batch_entry(mon, msg, generation, kind, id, point);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(msg);
+	}
+	if (r < 0)
+		fprintf(stderr, "Failed to read MountsChanged: %s\n", strerror(-r));
+	return 0;
+}
+
 /* InterfacesAdded: a new mount, all its properties. */
 static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
@@ -1255,18 +1367,28 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 }
 
 /*
- * The daemon sends its per-mount signals only to subscribers: Subscribe()
- * (MountAdded/Removed/Changed, PropertiesChanged) for as long as this
- * connection lasts, and again whenever the daemon restarts. InterfacesAdded,
- * with a new mount's properties, comes only when get_all_mounts() had to
- * call GetManagedObjects (no fd passing); else monitor_fetch() asks.
+ * The daemon sends its signals only to subscribers: SubscribeBatched()
+ * (MountsChanged, one message per batch of changes, with the values a line
+ * shows) for as long as this connection lasts, and again whenever the
+ * daemon restarts; a daemon without it (UnknownMethod), or a bus policy
+ * that refuses it (AccessDenied), gets Subscribe()
+ * (MountAdded/Removed/Changed, PropertiesChanged). InterfacesAdded, with a
+ * new mount's properties, comes only when get_all_mounts() had to call
+ * GetManagedObjects (no fd passing); else monitor_fetch() asks.
  */
-static int subscribe(sd_bus *bus)
+static int subscribe(Monitor *mon, sd_bus *bus)
 {
 	sd_bus_error error = SD_BUS_ERROR_NULL;
 	int r;
 
-	r = call_manager(bus, MW_MANAGER_IFACE, "Subscribe", &error, NULL);
+	r = call_manager(bus, MW_MANAGER_IFACE, "SubscribeBatched", &error, NULL);
+	mon->batched = r >= 0;
+	/* An older daemon, or an older bus policy that lets only Subscribe() through. */
+	if (r < 0 && (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD) ||
+		      sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED))) {
+		sd_bus_error_free(&error);
+		r = call_manager(bus, MW_MANAGER_IFACE, "Subscribe", &error, NULL);
+	}
 	if (r < 0) {
 		r = bus_failure("subscribe to the signals", &error, r);
 		sd_bus_error_free(&error);
@@ -1285,7 +1407,7 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *err
 	line = owner_change_message(MW_BUS_NAME, name, old_owner, new_owner);
 	if (line)
 		fprintf(stderr, "%s\n", line);
-	if (line && *new_owner && subscribe(sd_bus_message_get_bus(m)) >= 0)
+	if (line && *new_owner && subscribe(mon, sd_bus_message_get_bus(m)) >= 0)
 		/* subscribed before it says so: what follows the line is seen */
 		(void)monitor_read_instance(mon, sd_bus_message_get_bus(m));
 	return 0;
@@ -1309,6 +1431,9 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 	r = sd_bus_match_signal(bus, NULL, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, NULL, on_signal,
 				&mon);
 	if (r >= 0)
+		r = sd_bus_match_signal(bus, NULL, MW_BUS_NAME, MW_MANAGER_PATH, MW_MANAGER_IFACE, "MountsChanged",
+					on_mounts_changed, &mon);
+	if (r >= 0)
 		r = sd_bus_match_signal(bus, NULL, MW_BUS_NAME, MW_MANAGER_PATH,
 					"org.freedesktop.DBus.ObjectManager", "InterfacesAdded",
 					on_interfaces_added, &mon);
@@ -1324,7 +1449,7 @@ static int cmd_monitor(sd_bus *bus, int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	/* Subscribed first, then what the mounts are now (and the daemon started). */
-	r = subscribe(bus);
+	r = subscribe(&mon, bus);
 	if (r >= 0) {
 		r = monitor_read_instance(&mon, bus);
 		if (r < 0) {

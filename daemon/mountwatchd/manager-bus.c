@@ -507,21 +507,26 @@ static int method_wait_for_mount(sd_bus_message *message, void *userdata, sd_bus
 static int method_subscribe(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
 	Manager *m = userdata;
+	bool batched = streq_ptr(sd_bus_message_get_member(message), "SubscribeBatched");
 	int r;
 
-	r = subscribers_add(&m->subscribers, SUBSCRIBERS_MANAGER, message);
+	r = subscribers_add(&m->subscribers, batched ? SUBSCRIBERS_BATCHED : SUBSCRIBERS_MANAGER, message);
 	if (r < 0)
 		return sd_bus_error_set_errnof(error, r, "Failed to follow the caller for its signals: %m");
 	return sd_bus_reply_method_return(message, NULL);
 }
 
+/* Ends both subscriptions, Subscribe()'s and SubscribeBatched()'s. */
 static int method_unsubscribe(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
 	Manager *m = userdata;
+	int r;
 
-	if (subscribers_remove(&m->subscribers, SUBSCRIBERS_MANAGER, message) == 0)
+	r = subscribers_remove(&m->subscribers, SUBSCRIBERS_MANAGER, message);
+	r += subscribers_remove(&m->subscribers, SUBSCRIBERS_BATCHED, message);
+	if (r == 0)
 		return sd_bus_error_setf(error, MW_ERROR_NOT_SUBSCRIBED,
-					 "The caller has not subscribed (Subscribe()).");
+					 "The caller has not subscribed (Subscribe(), SubscribeBatched()).");
 	return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -612,6 +617,8 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Subscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_subscribe,
 				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("SubscribeBatched", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_subscribe,
+				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Unsubscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_unsubscribe,
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Resync", SD_BUS_NO_ARGS,
@@ -625,6 +632,9 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_ARGS("t", unique_id, "o", mount, "s", mount_point, "t", generation), 0),
 	SD_BUS_SIGNAL_WITH_ARGS("MountChanged",
 				SD_BUS_ARGS("t", unique_id, "o", mount, "as", properties, "t", generation), 0),
+	SD_BUS_SIGNAL_WITH_ARGS("MountsChanged",
+				SD_BUS_ARGS("a(" CHANGE_BATCH_ENTRY ")", changes, "t", first_generation,
+					    "t", last_generation), 0),
 	SD_BUS_SIGNAL_WITH_ARGS("Resynced",
 				SD_BUS_ARGS("t", generation, "u", added, "u", removed, "u", changed), 0),
 	SD_BUS_VTABLE_END,
@@ -771,6 +781,7 @@ static int enumerate_mounts(sd_bus *bus, const char *path, void *userdata, char 
 /* ---- setup ---- */
 
 static void on_change(Manager *m, const mw_change *c, void *userdata);
+static void on_batch_end(Manager *m, void *userdata);
 
 /*
  * The bus connection dropped (dbus-daemon restarted or killed, or it
@@ -794,6 +805,7 @@ int manager_bus_setup(Manager *m, sd_bus *bus)
 
 	m->bus = sd_bus_ref(bus);
 	manager_set_change_fn(m, on_change, NULL);
+	manager_set_batch_end_fn(m, on_batch_end);
 	r = subscribers_start(&m->subscribers, bus);
 	if (r < 0)
 		return log_error_errno(r, "Failed to watch for callers leaving the bus: %m");
@@ -1054,6 +1066,97 @@ static void emit_manager_changed(Manager *m)
 		log_warning_errno(r, "Failed to emit PropertiesChanged for the manager: %m");
 }
 
+static bool want_batched_signals(const Manager *m)
+{
+	return subscribers_any(&m->subscribers, SUBSCRIBERS_BATCHED);
+}
+
+/* Appends properties (1 << MW_FIELD_*) of mount to msg as an a{sv}, as the mount object shows them. */
+static int append_mount_dict(sd_bus_message *msg, const mw_mount *mount, uint32_t properties)
+{
+	int r;
+
+	r = sd_bus_message_open_container(msg, 'a', "{sv}");
+	for (unsigned p = 0; r >= 0 && p < _MW_FIELD_MAX; p++) {
+		const char *name = mount_property_name(p);
+
+		if (!(properties & (1U << p)))
+			continue;
+		r = sd_bus_message_open_container(msg, 'e', "sv");
+		if (r >= 0)
+			r = sd_bus_message_append(msg, "s", name);
+		if (r >= 0)
+			r = sd_bus_message_open_container(msg, 'v', mount_properties[p].signature);
+		if (r >= 0)
+			r = append_mount_value(msg, mount, p);
+		if (r >= 0)
+			r = sd_bus_message_close_container(msg);
+		if (r >= 0)
+			r = sd_bus_message_close_container(msg);
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(msg);
+	return r;
+}
+
+/*
+ * One change into the MountsChanged being built (change-batch.h): what
+ * MountAdded/Removed/Changed say, and values - a new mount's ListMounts
+ * fields and Options, the new values of a changed one's changed
+ * properties, none for a removed one - so a batched client needs no call
+ * per mount for what ListMounts and `mountwatchctl monitor` show.
+ */
+static void batch_change(Manager *m, const mw_change *c)
+{
+	_cleanup_free_ char *owned = NULL;
+	const mw_mount *mount = mw_change_get_mount(c);
+	enum mw_change_type type = mw_change_get_type(c);
+	uint64_t id = mount ? mw_mount_get_unique_id(mount) : mw_change_get_unique_id(c);
+	const char *point = mount ? mw_mount_get_mount_point(mount) : mw_change_get_mount_point(c);
+	uint32_t properties = 0;
+	size_t size;
+	int r;
+
+	/*
+	 * ListMounts' fields and Options, not every property: the bus checks
+	 * every byte of a message, and a storm's batch of every property of
+	 * each new mount cost it as much as a message per mount.
+	 */
+	if (type == MW_CHANGE_ADDED)
+		properties = 1U << MW_FIELD_PARENT_UNIQUE_ID | 1U << MW_FIELD_FS_TYPE | 1U << MW_FIELD_SOURCE |
+			     1U << MW_FIELD_OPTIONS;
+	else if (type != MW_CHANGE_REMOVED)
+		properties = mw_change_get_fields(c);
+	/* Over-estimated: every property, every string escaped (4 bytes a byte at most). */
+	size = 64 + 4 * (strlen(point ?: "") + (mount ? mount_reply_size(mount, true) : 0));
+	r = mount_string_display(point ?: "", &point, &owned);
+	if (r >= 0)
+		r = change_batch_begin(&m->batch, m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, manager_generation(m),
+				       type == MW_CHANGE_ADDED     ? "added"
+				       : type == MW_CHANGE_REMOVED ? "removed"
+								   : "changed");
+	if (r >= 0)
+		r = sd_bus_message_append(m->batch.message, "ts", id, point);
+	if (r >= 0)
+		r = append_mount_dict(m->batch.message, mount, properties);
+	if (r >= 0)
+		r = change_batch_end(&m->batch, size);
+	else
+		change_batch_done(&m->batch);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit MountsChanged with mount %" PRIu64 ": %m", id);
+}
+
+/* The end of a batch: its MountsChanged leaves (if anyone asked for it, there is one). */
+static void on_batch_end(Manager *m, void *userdata)
+{
+	int r;
+
+	r = change_batch_flush(&m->batch);
+	if (r < 0)
+		log_warning_errno(r, "Failed to emit MountsChanged: %m");
+}
+
 /* The one way changes leave the manager: signals after the table is updated, and the waits. */
 static void on_change(Manager *m, const mw_change *c, void *userdata)
 {
@@ -1061,6 +1164,8 @@ static void on_change(Manager *m, const mw_change *c, void *userdata)
 		emit_manager_changed(m);
 		return;
 	}
+	if (want_batched_signals(m) && mw_change_get_type(c) <= MW_CHANGE_CHANGED)
+		batch_change(m, c);
 	switch (mw_change_get_type(c)) {
 	case MW_CHANGE_ADDED:
 		emit_mount_added(m, mw_change_get_mount(c));
@@ -1076,6 +1181,8 @@ static void on_change(Manager *m, const mw_change *c, void *userdata)
 			wait_list_check(&m->waits, m->watcher, mw_change_get_mount(c));
 		break;
 	case MW_CHANGE_RESYNCED:
+		/* The changes the resync made (and those before it) first: Resynced comes after them. */
+		on_batch_end(m, NULL);
 		emit_resynced(m, mw_change_get_resync(c));
 		break;
 	case MW_CHANGE_SUPERBLOCK:

@@ -75,6 +75,7 @@ Manager *manager_free(Manager *m)
 		return NULL;
 	wait_list_done(&m->waits);
 	subscribers_done(&m->subscribers);
+	change_batch_done(&m->batch);
 	table_limits_done(&m->table_limits);
 	manager_drop_table_memfd(m);
 	m->manager_slot = sd_bus_slot_unref(m->manager_slot);
@@ -107,6 +108,11 @@ void manager_set_change_fn(Manager *m, ManagerChangeFn fn, void *userdata)
 {
 	m->change_fn = fn;
 	m->change_userdata = userdata;
+}
+
+void manager_set_batch_end_fn(Manager *m, ManagerBatchEndFn fn)
+{
+	m->batch_end_fn = fn;
 }
 
 uint64_t manager_generation(const Manager *m)
@@ -227,6 +233,8 @@ void manager_check_sync(Manager *m)
 {
 	int e = mw_watcher_get_resync_error(m->watcher);
 
+	if (m->batch_end_fn)
+		m->batch_end_fn(m, m->change_userdata);
 	/* The deadline may have moved (a resync, a reopen); nothing to do without a loop. */
 	if (m->event)
 		(void)mw_watcher_event_update(m->watcher);

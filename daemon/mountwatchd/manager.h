@@ -15,6 +15,7 @@
 
 #include "mountwatch/mountwatch.h"
 
+#include "change-batch.h"
 #include "config.h"
 #include "subscribers.h"
 #include "table-limits.h"
@@ -29,6 +30,12 @@ typedef struct Manager Manager;
  * properties (Backend, WatchedPath, ResyncPending) changed.
  */
 typedef void (*ManagerChangeFn)(Manager *m, const mw_change *c, void *userdata);
+/*
+ * Called at the end of each batch of changes: after each
+ * mw_watcher_process(), resync and reopen (manager_check_sync()), whether
+ * it had changes or not. The bus layer sends MountsChanged from it.
+ */
+typedef void (*ManagerBatchEndFn)(Manager *m, void *userdata);
 
 struct Manager {
 	sd_event *event;
@@ -46,6 +53,7 @@ struct Manager {
 	mw_watcher *watcher;
 	WaitList waits;
 	Subscribers subscribers; /* who listens to the per-mount signals */
+	ChangeBatch batch;       /* the MountsChanged being built (SubscribeBatched()'s callers) */
 	/*
 	 * This run of the daemon, 32 hex digits: $INVOCATION_ID when systemd
 	 * started it (the journal's _SYSTEMD_INVOCATION_ID), else random. The
@@ -75,6 +83,7 @@ struct Manager {
 	uint64_t table_memfd_generation;
 
 	ManagerChangeFn change_fn;
+	ManagerBatchEndFn batch_end_fn;
 	void *change_userdata;
 };
 
@@ -84,6 +93,8 @@ void manager_freep(Manager **m);
 
 /* Installs the one change callback (the bus layer's, or a test's). */
 void manager_set_change_fn(Manager *m, ManagerChangeFn fn, void *userdata);
+/* Installs the end-of-batch callback (shares the change callback's userdata). */
+void manager_set_batch_end_fn(Manager *m, ManagerBatchEndFn fn);
 
 /*
  * Opens the watcher for the configured path, backend and queue size (the
@@ -106,9 +117,11 @@ int manager_drop_privileges(Manager *m);
 int manager_process_events(Manager *m);
 
 /*
- * After the watcher resynchronised (or failed to): re-arms its timeout (a
- * failed resync is retried from it) and, when the table went stale or became
- * current again, says so in the log, in STATUS= and in ResyncPending.
+ * After the watcher processed, resynchronised (or failed to) or reopened:
+ * ends the batch of changes (the batch-end callback), re-arms the
+ * watcher's timeout (a failed resync is retried from it) and, when the
+ * table went stale or became current again, says so in the log, in STATUS=
+ * and in ResyncPending.
  */
 void manager_check_sync(Manager *m);
 

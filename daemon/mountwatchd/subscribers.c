@@ -111,7 +111,7 @@ void subscribers_gone(Subscribers *s, const char *name)
 	for (unsigned set = 0; set < _SUBSCRIBERS_SET_MAX; set++)
 		if (e->sets & (1U << set))
 			s->count[set]--;
-	log_debug("%s left the bus: it no longer gets the per-mount signals.", name);
+	log_debug("%s left the bus: it no longer gets the per-mount or batched signals.", name);
 	e->sets = 0;
 	subscriber_drop_if_unused(s, e);
 }

@@ -10,9 +10,13 @@
  *   SUBSCRIBERS_OBJECTS  callers of ObjectManager.GetManagedObjects() (what
  *                        GLib's GDBusObjectManagerClient calls first):
  *                        InterfacesAdded, InterfacesRemoved and the mounts'
- *                        PropertiesChanged.
+ *                        PropertiesChanged;
+ *   SUBSCRIBERS_BATCHED  callers of Manager.SubscribeBatched() (until
+ *                        Unsubscribe()): the Manager's MountsChanged, one
+ *                        message per batch of changes (change-batch.h).
  *
- * Either way a mount that comes or goes is one message to each set.
+ * In the first two sets a mount that comes or goes is one message to each
+ * set; in the third, a storm is one message per batch.
  *
  * A caller stays in its sets until it leaves the bus. One match rule, on
  * the bus driver's NameOwnerChanged for a name that lost its owner, follows
@@ -33,6 +37,7 @@
 typedef enum SubscriberSet {
 	SUBSCRIBERS_MANAGER,
 	SUBSCRIBERS_OBJECTS,
+	SUBSCRIBERS_BATCHED,
 	_SUBSCRIBERS_SET_MAX,
 } SubscriberSet;
 

@@ -10,7 +10,9 @@
  * A test-only interface lets the client make the fake kernel mount things
  * (and mount and unmount one in one go: Flash),
  * count the WaitForMount calls waiting (PendingWaits), make the next
- * resyncs fail (FailListings), make a storm (Storm), lower the most a
+ * resyncs fail (FailListings), make a storm (Storm), mount and unmount many
+ * in one batch (Burst), lower the changes per MountsChanged
+ * (SetBatchLimit), lower the most a
  * reply with the whole table may take (SetReplyLimit) and answer as a
  * daemon without ListMountsByFileDescriptor (HideFdListing); the server's
  * sd_notify() messages come to a socket of the client's (NOTIFY_SOCKET).
@@ -143,6 +145,55 @@ static int method_storm(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	return sd_bus_reply_method_return(m, NULL);
 }
 
+/*
+ * Burst(prefix, n, umount): n mounts /PREFIXi, or with umount the umount of
+ * the last burst's mounts, all read by one manager_process_events(): one batch.
+ */
+static int method_burst(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	static uint64_t *ids;
+	static uint32_t n_ids;
+	const char *prefix;
+	char name[64];
+	uint32_t n;
+	int umount, r;
+
+	r = sd_bus_message_read(m, "sub", &prefix, &n, &umount);
+	if (r < 0)
+		return r;
+	if (umount) {
+		for (uint32_t i = 0; i < n_ids; i++)
+			fake_umount(kernel, ids[i]);
+		free(ids);
+		ids = NULL;
+		n_ids = 0;
+	} else {
+		free(ids);
+		ids = calloc(n ?: 1, sizeof(*ids));
+		if (!ids)
+			return -ENOMEM;
+		for (n_ids = 0; n_ids < n; n_ids++) {
+			snprintf(name, sizeof(name), "%s%u", prefix, n_ids);
+			ids[n_ids] = fake_mount(kernel, fake_root(kernel), name, "tmpfs");
+		}
+	}
+	(void)manager_process_events(manager);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+/* SetBatchLimit(n): at most n changes per MountsChanged (0: the daemon's own limit). */
+static int method_set_batch_limit(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	uint32_t n;
+	int r;
+
+	r = sd_bus_message_read(m, "u", &n);
+	if (r < 0)
+		return r;
+	manager->batch.max = n;
+	return sd_bus_reply_method_return(m, NULL);
+}
+
 static int method_set_reply_limit(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	uint64_t limit;
@@ -202,6 +253,9 @@ static const sd_bus_vtable test_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("Flash", SD_BUS_ARGS("s", name), SD_BUS_RESULT("t", id), method_mount, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetAttr", SD_BUS_ARGS("t", id, "t", attr), SD_BUS_NO_ARGS, method_setattr, 0),
 	SD_BUS_METHOD_WITH_ARGS("Storm", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_storm, 0),
+	SD_BUS_METHOD_WITH_ARGS("Burst", SD_BUS_ARGS("s", prefix, "u", n, "b", umount), SD_BUS_NO_ARGS,
+				method_burst, 0),
+	SD_BUS_METHOD_WITH_ARGS("SetBatchLimit", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_set_batch_limit, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetReplyLimit", SD_BUS_ARGS("t", bytes), SD_BUS_NO_ARGS, method_set_reply_limit, 0),
 	SD_BUS_METHOD_WITH_ARGS("FailListings", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_fail_listings, 0),
 	SD_BUS_METHOD_WITH_ARGS("HideFdListing", SD_BUS_ARGS("b", hide), SD_BUS_NO_ARGS, method_hide_fd_listing, 0),
@@ -397,6 +451,66 @@ static void interface_names_of_text(const char *text, char *buf, size_t size)
 /* The last InterfacesAdded's interfaces and properties, by read_interfaces_text(). */
 static char ifaces_added_text[4096];
 
+/*
+ * MountsChanged: messages, entries by kind, the largest message, the last
+ * generation (each entry one past the one before, across messages), the
+ * FsType of the last "added" entry, the Options of the last "changed" one,
+ * and whether a Resynced came after the last MountsChanged.
+ */
+static unsigned batch_messages, batch_added, batch_removed, batch_changed, batch_largest;
+static uint64_t batch_generation;
+static char batch_fstype[32], batch_options[64];
+static bool resynced_after_batch;
+
+/* Pumps until MountsChanged reached generation (the daemon may read a burst in parts), for 10 s at most. */
+static void pump_batches(uint64_t generation);
+
+static void read_batch(sd_bus_message *m)
+{
+	uint64_t gen, id, first = 0, last;
+	const char *kind, *point, *name;
+	unsigned n = 0;
+
+	assert_se(sd_bus_message_enter_container(m, 'a', "(tstsa{sv})") > 0);
+	while (sd_bus_message_enter_container(m, 'r', "tstsa{sv}") > 0) {
+		assert_se(sd_bus_message_read(m, "tsts", &gen, &kind, &id, &point) > 0);
+		assert_se(gen == batch_generation + 1);
+		assert_se(id > 0 && point[0] == '/');
+		if (n++ == 0)
+			first = gen;
+		batch_generation = gen;
+		assert_se(sd_bus_message_enter_container(m, 'a', "{sv}") > 0);
+		while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+			const char *v;
+
+			assert_se(sd_bus_message_read(m, "s", &name) > 0);
+			if ((streq_ptr(name, "FsType") || streq_ptr(name, "Options")) &&
+			    sd_bus_message_read(m, "v", "s", &v) > 0)
+				snprintf(streq_ptr(name, "FsType") ? batch_fstype : batch_options, 32, "%s", v);
+			else
+				assert_se(sd_bus_message_skip(m, "v") >= 0);
+			assert_se(sd_bus_message_exit_container(m) >= 0);
+		}
+		assert_se(sd_bus_message_exit_container(m) >= 0);
+		assert_se(sd_bus_message_exit_container(m) >= 0);
+		if (streq_ptr(kind, "added"))
+			batch_added++;
+		else if (streq_ptr(kind, "removed"))
+			batch_removed++;
+		else {
+			assert_se(streq_ptr(kind, "changed"));
+			batch_changed++;
+		}
+	}
+	assert_se(sd_bus_message_exit_container(m) >= 0);
+	assert_se(sd_bus_message_read(m, "tt", &gen, &last) > 0);
+	assert_se(n > 0 && gen == first && last == batch_generation);
+	batch_messages++;
+	if (n > batch_largest)
+		batch_largest = n;
+	resynced_after_batch = false;
+}
+
 static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	const char *member = sd_bus_message_get_member(m);
@@ -417,9 +531,12 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 		assert_se(gen == last_generation + 1);
 		last_generation = gen;
 		signals_changed++;
-	} else if (streq_ptr(member, "Resynced"))
+	} else if (streq_ptr(member, "MountsChanged"))
+		read_batch(m);
+	else if (streq_ptr(member, "Resynced")) {
 		signals_resynced++;
-	else if (streq_ptr(member, "InterfacesAdded")) {
+		resynced_after_batch = true;
+	} else if (streq_ptr(member, "InterfacesAdded")) {
 		assert_se(sd_bus_message_read(m, "o", &path) > 0);
 		read_interface_names(m, true, ifaces_added_names, sizeof(ifaces_added_names));
 		assert_se(sd_bus_message_rewind(m, true) >= 0);
@@ -459,6 +576,12 @@ static void pump(void)
 		if (r == 0 && sd_bus_wait(client, 20000) == 0)
 			break;
 	}
+}
+
+static void pump_batches(uint64_t generation)
+{
+	for (int i = 0; i < 500 && batch_generation < generation; i++)
+		pump();
 }
 
 static int call(sd_bus_message **reply, sd_bus_error *error, const char *iface, const char *member,
@@ -998,6 +1121,64 @@ int main(int argc, char *argv[])
 		assert_se(signals_added == added + 1 && signals_removed == removed + 1);
 	}
 	printf("ok - Unsubscribe() stops MountAdded/Removed, not InterfacesAdded; again: NotSubscribed\n");
+
+	/*
+	 * SubscribeBatched(): a burst of 50 mounts, read at once, then their
+	 * umount, at most 7 changes a message: 2 * ceil(50 / 7) = 16 MountsChanged,
+	 * every change in order with the generations after the snapshot's, and
+	 * no MountAdded/Removed (Subscribe() ended). Then a change's new
+	 * values; after Unsubscribe() nothing more.
+	 */
+	{
+		unsigned added = signals_added, removed = signals_removed;
+
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Unsubscribe", NULL) >= 0);
+		reply = sd_bus_message_unref(reply);
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "SubscribeBatched", NULL) >= 0);
+		reply = sd_bus_message_unref(reply);
+		assert_se(call(&reply, &error, TEST_IFACE, "SetBatchLimit", "u", (uint32_t)7) >= 0);
+		reply = sd_bus_message_unref(reply);
+		batch_generation = gen0 = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
+		assert_se(call(&reply, &error, TEST_IFACE, "Burst", "sub", "batch", (uint32_t)50, 0) >= 0);
+		reply = sd_bus_message_unref(reply);
+		pump_batches(gen0 + 50);
+		assert_se(batch_added == 50 && batch_messages >= 8);
+		assert_se(call(&reply, &error, TEST_IFACE, "Burst", "sub", "", (uint32_t)0, 1) >= 0);
+		reply = sd_bus_message_unref(reply);
+		pump_batches(gen0 + 100);
+		assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == gen0 + 100);
+		assert_se(batch_generation == gen0 + 100 && batch_added == 50 && batch_removed == 50);
+		assert_se(batch_messages == 16 && batch_largest == 7);
+		assert_se(strcmp(batch_fstype, "tmpfs") == 0);
+		assert_se(signals_added == added && signals_removed == removed);
+		printf("ok - SubscribeBatched(): two batches of 50 changes in 16 MountsChanged of at most 7, in order\n");
+
+		assert_se(call(&reply, &error, TEST_IFACE, "Mount", "s", "batchattr") >= 0);
+		assert_se(sd_bus_message_read(reply, "t", &new_id) > 0);
+		reply = sd_bus_message_unref(reply);
+		assert_se(call(&reply, &error, TEST_IFACE, "SetAttr", "tt", new_id, (uint64_t)1) >= 0);
+		reply = sd_bus_message_unref(reply);
+		assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", new_id) >= 0);
+		reply = sd_bus_message_unref(reply);
+		pump();
+		assert_se(batch_messages == 19 && batch_changed == 1 && batch_generation == gen0 + 103);
+		assert_se(strcmp(batch_options, "ro,relatime") == 0);
+		printf("ok - MountsChanged: a change carries its new values\n");
+
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Unsubscribe", NULL) >= 0);
+		reply = sd_bus_message_unref(reply);
+		mount_umount("unbatched");
+		assert_se(batch_messages == 19);
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Unsubscribe", NULL) < 0);
+		assert_se(sd_bus_error_has_name(&error, MW_ERROR_NOT_SUBSCRIBED));
+		sd_bus_error_free(&error);
+		assert_se(call(&reply, &error, TEST_IFACE, "SetBatchLimit", "u", (uint32_t)0) >= 0);
+		reply = sd_bus_message_unref(reply);
+		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Subscribe", NULL) >= 0);
+		reply = sd_bus_message_unref(reply);
+		last_generation = get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation");
+		printf("ok - Unsubscribe() ends SubscribeBatched(): no MountsChanged\n");
+	}
 
 	/* WaitForMount: at once, later, and timing out. */
 	assert_se(call(&reply, &error, MW_MANAGER_IFACE, "WaitForMount", "st", "/boot", (uint64_t)1000) >= 0);

@@ -130,11 +130,17 @@ typedef void (*mw_change_fn)(mw_watcher *w, const mw_change *c, void *userdata);
  * Opens a watcher on the mounts at and below path (absolute). backend is NULL
  * or "auto" (the first of watch_queue, fanotify, mountinfo that this kernel
  * has), or a backend's name. queue_size is the kernel queue's length where the
- * backend has one (0: its default). The watch is armed, then the snapshot taken.
+ * backend has one (0: its default; at most MW_QUEUE_SIZE_MAX on every
+ * backend). The watch is armed, then the snapshot taken.
  * Returns 0 and the new watcher in *ret (free with mw_watcher_free()); -EINVAL
- * for a bad path or an unknown backend name; -EOPNOTSUPP if the named backend
- * (or, for auto, none) works on this kernel — mw_watcher_probe() says why.
+ * for a NULL ret, a path that is NULL or not absolute, an unknown backend name
+ * or a queue_size above MW_QUEUE_SIZE_MAX; the path's own error (-ENOENT,
+ * -ENOTDIR, -ENAMETOOLONG, -EACCES ...) if it cannot be resolved; -EOPNOTSUPP if
+ * the named backend (or, for auto, none) works on this kernel —
+ * mw_watcher_probe() says why. The same arguments give the same error on
+ * every backend.
  */
+#define MW_QUEUE_SIZE_MAX 512 /* the kernel's largest notification queue (watch_queue) */
 int mw_watcher_new(mw_watcher **ret, const char *path, const char *backend, unsigned queue_size);
 
 /*
@@ -146,7 +152,8 @@ int mw_watcher_new(mw_watcher **ret, const char *path, const char *backend, unsi
  * needs CAP_SYS_ADMIN, and a thread that shares filesystem attributes with
  * others has them unshared (unshare(CLONE_FS)). Later calls ask the kernel
  * about that namespace by its ID. -EINVAL if mntns_fd is not a mount
- * namespace; -EOPNOTSUPP on a kernel that cannot name one (before 6.11).
+ * namespace; -EBADF if it is not an open fd (or below -1); -EOPNOTSUPP on a
+ * kernel that cannot name one (before 6.11).
  */
 int mw_watcher_new_ns(mw_watcher **ret, int mntns_fd, const char *path, const char *backend,
 		      unsigned queue_size);
@@ -202,7 +209,9 @@ uint64_t mw_watcher_get_timeout(const mw_watcher *w);
  * again once the loop has served the rest). After a loss it applies nothing
  * more of what is queued (the records behind the loss are dropped) and
  * resynchronises. Returns the number of changes announced (>= 0); -ENOLINK
- * if the watched mount went away (the watcher is then useless: free it);
+ * if the watched mount went away, on every backend (each mount of the copy
+ * is announced REMOVED first; the copy is then empty and every later
+ * process or resync returns -ENOLINK: free the watcher or reopen it);
  * -EBUSY from inside the change callback; another negative errno if reading
  * failed or the resynchronisation failed (it is retried: see
  * mw_watcher_get_resync_error()).
@@ -212,8 +221,10 @@ int mw_watcher_process(mw_watcher *w);
 /*
  * Compares the copy with the kernel's table and repairs it: announces each
  * difference as a change, then MW_CHANGE_RESYNCED. Returns 0 with the counts
- * in *ret (may be NULL), -EBUSY from inside the change callback, or another
- * negative errno.
+ * in *ret (may be NULL), -EBUSY from inside the change callback, -ENOLINK
+ * if the watched mount went away (as mw_watcher_process()), or another
+ * negative errno. Reads only the watched subtree where the backend can
+ * (libmountwatch(3)).
  */
 int mw_watcher_resync(mw_watcher *w, struct mw_resync_stats *ret);
 
