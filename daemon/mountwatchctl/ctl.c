@@ -40,6 +40,7 @@ enum {
 
 static unsigned arg_flags; /* CTL_OUTPUT_* */
 static bool arg_no_start;
+static bool arg_per_mount;
 static bool arg_value;
 static double arg_timeout = -1; /* seconds; < 0: none */
 static int arg_cols[_MW_FIELD_MAX];
@@ -78,6 +79,7 @@ static void help(void)
 	       "     --value          For show: only the values\n"
 	       "  -t --timeout=SEC    For wait: give up after SEC seconds (default: wait forever)\n"
 	       "     --no-start       Do not start mountwatchd through bus activation\n"
+	       "     --per-mount      For monitor: the per-mount signals (Subscribe()), not MountsChanged\n"
 	       "  -h --help           Show this help\n"
 	       "     --version        Show the version\n"
 	       "\n"
@@ -1145,6 +1147,14 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	const char *object, *point;
 	CtlMount *m, gone = {};
 
+	/*
+	 * Subscribed to MountsChanged, this connection still receives the
+	 * per-mount signals whenever another client has called Subscribe()
+	 * (they are broadcast): the same changes again.
+	 */
+	if (mon->batched && (streq_ptr(member, "MountAdded") || streq_ptr(member, "MountRemoved") ||
+			     streq_ptr(member, "MountChanged")))
+		return 0;
 	if (streq_ptr(member, "MountAdded") || streq_ptr(member, "MountRemoved")) {
 		bool added = member[5] == 'A';
 		_cleanup_free_ char *what = NULL;
@@ -1353,7 +1363,8 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 	const char *iface, *object = sd_bus_message_get_path(msg);
 	CtlMount *m = monitor_find(mon, object);
 
-	if (!m || sd_bus_message_read(msg, "s", &iface) < 0 || !streq_ptr(iface, MW_MOUNT_IFACE))
+	/* Batched, the old values are the table's own (another client's Subscribe() sends these). */
+	if (mon->batched || !m || sd_bus_message_read(msg, "s", &iface) < 0 || !streq_ptr(iface, MW_MOUNT_IFACE))
 		return 0;
 	ctl_mount_done(&mon->before);
 	free(mon->changed_path);
@@ -1371,7 +1382,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
  * (MountsChanged, one message per batch of changes, with the values a line
  * shows) for as long as this connection lasts, and again whenever the
  * daemon restarts; a daemon without it (UnknownMethod), or a bus policy
- * that refuses it (AccessDenied), gets Subscribe()
+ * that refuses it (AccessDenied), and --per-mount get Subscribe()
  * (MountAdded/Removed/Changed, PropertiesChanged). InterfacesAdded, with a
  * new mount's properties, comes only when get_all_mounts() had to call
  * GetManagedObjects (no fd passing); else monitor_fetch() asks.
@@ -1381,10 +1392,10 @@ static int subscribe(Monitor *mon, sd_bus *bus)
 	sd_bus_error error = SD_BUS_ERROR_NULL;
 	int r;
 
-	r = call_manager(bus, MW_MANAGER_IFACE, "SubscribeBatched", &error, NULL);
+	r = arg_per_mount ? -EOPNOTSUPP : call_manager(bus, MW_MANAGER_IFACE, "SubscribeBatched", &error, NULL);
 	mon->batched = r >= 0;
-	/* An older daemon, or an older bus policy that lets only Subscribe() through. */
-	if (r < 0 && (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD) ||
+	/* --per-mount, an older daemon, or an older bus policy that lets only Subscribe() through. */
+	if (r < 0 && (arg_per_mount || sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD) ||
 		      sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED))) {
 		sd_bus_error_free(&error);
 		r = call_manager(bus, MW_MANAGER_IFACE, "Subscribe", &error, NULL);
@@ -1531,7 +1542,7 @@ int main(int argc, char *argv[])
 		{ "monitor", cmd_monitor, 0 }, { "wait", cmd_wait, 1 },     { "status", cmd_status, 0 },
 		{ "resync", cmd_resync, 0 },     { "reload", cmd_reload, 0 },   { "target", cmd_target, 1 },
 	};
-	enum { ARG_VERSION = 0x100, ARG_NO_START, ARG_OUTPUT_ALL, ARG_VALUE };
+	enum { ARG_VERSION = 0x100, ARG_NO_START, ARG_OUTPUT_ALL, ARG_VALUE, ARG_PER_MOUNT };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
@@ -1544,6 +1555,7 @@ int main(int argc, char *argv[])
 		{ "value", no_argument, NULL, ARG_VALUE },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "no-start", no_argument, NULL, ARG_NO_START },
+		{ "per-mount", no_argument, NULL, ARG_PER_MOUNT },
 		{}
 	};
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -1596,6 +1608,9 @@ int main(int argc, char *argv[])
 			break;
 		case ARG_NO_START:
 			arg_no_start = true;
+			break;
+		case ARG_PER_MOUNT:
+			arg_per_mount = true;
 			break;
 		case 't':
 			errno = 0;

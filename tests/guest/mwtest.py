@@ -233,14 +233,15 @@ def journal_since(since):
 
 def subscriber(user=None):
     """
-    A client subscribed to the daemon's signals until stop_subscriber(): the
-    daemon sends its per-mount signals only while someone has called
+    A client subscribed to the daemon's per-mount signals until
+    stop_subscriber(): the daemon sends them only while someone has called
     Subscribe(), and busctl or gdbus monitor only listen. It is "mountwatchctl
-    monitor" (output to a file, as USER if given), which prints its header
-    once it has subscribed and listed the mounts; this returns after that.
+    monitor --per-mount" (output to a file, as USER if given), which prints
+    its header once it has subscribed and listed the mounts; this returns
+    after that.
     """
     f = open("/run/mw-subscriber-%d.out" % os.getpid(), "w+")
-    p = subprocess.Popen((["runuser", "-u", user, "--"] if user else []) + ["mountwatchctl", "monitor"],
+    p = subprocess.Popen((["runuser", "-u", user, "--"] if user else []) + ["mountwatchctl", "monitor", "--per-mount"],
                          stdout=f, stderr=subprocess.STDOUT)
     end = time.time() + 60
     while "EVENT" not in open(f.name).read() and p.poll() is None and time.time() < end:
