@@ -51,11 +51,14 @@ int config_set_watch_path(Config *c, const char *value, const char **why)
 	return 0;
 }
 
+/* The message below names the bound. */
+_Static_assert(MW_QUEUE_SIZE_MAX == 512, "config_set_queue_size()'s message says 512");
+
 int config_set_queue_size(Config *c, const char *value, const char **why)
 {
 	uint32_t v;
 
-	if (parse_u32(value, &v) < 0 || v < 1 || v > CONFIG_QUEUE_SIZE_MAX) {
+	if (parse_u32(value, &v) < 0 || v < 1 || v > MW_QUEUE_SIZE_MAX) {
 		*why = "not a number between 1 and 512";
 		return -EINVAL;
 	}

@@ -13,7 +13,6 @@
 #ifndef CONFIG_DEFAULT_PATH
 #error "CONFIG_DEFAULT_PATH is set by the build (daemon/meson.build)"
 #endif
-#define CONFIG_QUEUE_SIZE_MAX 512 /* the kernel's limit on notification slots */
 #define CONFIG_QUEUE_SIZE_DEFAULT 512
 
 enum {
