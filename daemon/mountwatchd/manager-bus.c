@@ -896,6 +896,31 @@ static const char *const mount_object_interfaces[] = {
 };
 
 /*
+ * One {sv} of a mount's a{sv}: property p, the table's (p < _MW_FIELD_MAX)
+ * or, past them, the *Bytes ones; InterfacesAdded and MountsChanged build
+ * their dictionaries of it.
+ */
+static int append_mount_property(sd_bus_message *msg, const mw_mount *mount, unsigned p)
+{
+	bool bytes = p >= _MW_FIELD_MAX;
+	unsigned b = p - _MW_FIELD_MAX;
+	int r;
+
+	r = sd_bus_message_open_container(msg, 'e', "sv");
+	if (r >= 0)
+		r = sd_bus_message_append(msg, "s", bytes ? mount_bytes_properties[b].name : mount_property_name(p));
+	if (r >= 0)
+		r = sd_bus_message_open_container(msg, 'v', bytes ? "ay" : mount_properties[p].signature);
+	if (r >= 0)
+		r = bytes ? append_mount_bytes(msg, mount, b) : append_mount_value(msg, mount, p);
+	if (r >= 0)
+		r = sd_bus_message_close_container(msg);
+	if (r >= 0)
+		r = sd_bus_message_close_container(msg);
+	return r;
+}
+
+/*
  * InterfacesAdded for a new mount: every interface of the object with every
  * property, as GetManagedObjects lists them (test-manager-bus compares the
  * two), built from the record at hand. sd_bus_emit_object_added() would
@@ -922,23 +947,8 @@ static int emit_interfaces_added(Manager *m, const mw_mount *mount, const char *
 	if (r >= 0)
 		r = sd_bus_message_open_container(s, 'a', "{sv}");
 	/* Every property (the table's, then the *Bytes ones) as an {sv}. */
-	for (unsigned p = 0; r >= 0 && p < _MW_FIELD_MAX + N_MOUNT_BYTES_PROPERTIES; p++) {
-		bool bytes = p >= _MW_FIELD_MAX;
-		unsigned b = p - _MW_FIELD_MAX;
-
-		r = sd_bus_message_open_container(s, 'e', "sv");
-		if (r >= 0)
-			r = sd_bus_message_append(s, "s",
-						  bytes ? mount_bytes_properties[b].name : mount_property_name(p));
-		if (r >= 0)
-			r = sd_bus_message_open_container(s, 'v', bytes ? "ay" : mount_properties[p].signature);
-		if (r >= 0)
-			r = bytes ? append_mount_bytes(s, mount, b) : append_mount_value(s, mount, p);
-		if (r >= 0)
-			r = sd_bus_message_close_container(s);
-		if (r >= 0)
-			r = sd_bus_message_close_container(s);
-	}
+	for (unsigned p = 0; r >= 0 && p < _MW_FIELD_MAX + N_MOUNT_BYTES_PROPERTIES; p++)
+		r = append_mount_property(s, mount, p);
 	for (int k = 0; r >= 0 && k < 3; k++) /* a{sv}, e, a{sa{sv}} */
 		r = sd_bus_message_close_container(s);
 	if (r >= 0)
@@ -1077,23 +1087,9 @@ static int append_mount_dict(sd_bus_message *msg, const mw_mount *mount, uint32_
 	int r;
 
 	r = sd_bus_message_open_container(msg, 'a', "{sv}");
-	for (unsigned p = 0; r >= 0 && p < _MW_FIELD_MAX; p++) {
-		const char *name = mount_property_name(p);
-
-		if (!(properties & (1U << p)))
-			continue;
-		r = sd_bus_message_open_container(msg, 'e', "sv");
-		if (r >= 0)
-			r = sd_bus_message_append(msg, "s", name);
-		if (r >= 0)
-			r = sd_bus_message_open_container(msg, 'v', mount_properties[p].signature);
-		if (r >= 0)
-			r = append_mount_value(msg, mount, p);
-		if (r >= 0)
-			r = sd_bus_message_close_container(msg);
-		if (r >= 0)
-			r = sd_bus_message_close_container(msg);
-	}
+	for (unsigned p = 0; r >= 0 && p < _MW_FIELD_MAX; p++)
+		if (properties & (1U << p))
+			r = append_mount_property(msg, mount, p);
 	if (r >= 0)
 		r = sd_bus_message_close_container(msg);
 	return r;
