@@ -19,6 +19,7 @@
 
 #include "backend.h"
 #include "log.h"
+#include "ns.h"
 #include "statmount.h"
 #include "util.h"
 
@@ -269,14 +270,14 @@ static int fsinfo_list(const char *path, uint64_t unique_id, uint32_t request, M
 	return 0;
 }
 
-static int wq_list_all(Backend *base, MountSummary **ret, size_t *ret_n)
+static int wq_list_all_here(Backend *base, MountSummary **ret, size_t *ret_n)
 {
 	WatchQueueBackend *b = (WatchQueueBackend *)base;
 
 	return fsinfo_list(b->path, 0, FSINFO_ATTR_MOUNT_ALL, ret, ret_n);
 }
 
-static int wq_list_children(Backend *base, uint64_t unique_id, MountSummary **ret, size_t *ret_n)
+static int wq_list_children_here(Backend *base, uint64_t unique_id, MountSummary **ret, size_t *ret_n)
 {
 	MountSummary *l;
 	size_t n;
@@ -336,7 +337,7 @@ static int query_string(uint64_t unique_id, uint32_t request, char **ret)
  * calls per new mount instead of seven; two for a new mount of a superblock
  * the table has (same_sb, see backend.h), whose ID needs no asking.
  */
-static int wq_query_mount(Backend *base, uint64_t unique_id, const MountInfo *same_sb, MountInfo *ret)
+static int wq_query_mount_here(Backend *base, uint64_t unique_id, const MountInfo *same_sb, MountInfo *ret)
 {
 	WatchQueueBackend *b = (WatchQueueBackend *)base;
 	struct fsinfo_mount_info info = {};
@@ -365,7 +366,7 @@ static int wq_query_mount(Backend *base, uint64_t unique_id, const MountInfo *sa
 	return 0;
 }
 
-static int wq_resolve_mnt_id(Backend *base, uint32_t mnt_id, uint64_t *ret)
+static int wq_resolve_mnt_id_here(Backend *base, uint32_t mnt_id, uint64_t *ret)
 {
 	struct fsinfo_mount_info info = {};
 	long r;
@@ -376,6 +377,30 @@ static int wq_resolve_mnt_id(Backend *base, uint32_t mnt_id, uint64_t *ret)
 		return r == -EPERM ? -ENOENT : (int)r;
 	*ret = info.mnt_unique_id;
 	return 0;
+}
+
+/*
+ * fsinfo(2) looks a mount up in the caller's namespace (statmount(2) is
+ * told which): on a watcher of another one, each query enters it.
+ */
+static int wq_list_all(Backend *base, MountSummary **ret, size_t *ret_n)
+{
+	return IN_QUERY_NS(wq_list_all_here(base, ret, ret_n));
+}
+
+static int wq_list_children(Backend *base, uint64_t unique_id, MountSummary **ret, size_t *ret_n)
+{
+	return IN_QUERY_NS(wq_list_children_here(base, unique_id, ret, ret_n));
+}
+
+static int wq_query_mount(Backend *base, uint64_t unique_id, const MountInfo *same_sb, MountInfo *ret)
+{
+	return IN_QUERY_NS(wq_query_mount_here(base, unique_id, same_sb, ret));
+}
+
+static int wq_resolve_mnt_id(Backend *base, uint32_t mnt_id, uint64_t *ret)
+{
+	return IN_QUERY_NS(wq_resolve_mnt_id_here(base, mnt_id, ret));
 }
 
 const BackendOps backend_watchqueue_ops = {

@@ -500,6 +500,7 @@ static void run_bad_args(const char *backend, unsigned *n)
 		{ "a NULL ret", "%s", .null_ret = true, .want = -EINVAL },
 		{ "a path that does not exist", "%s/not-there", .want = -ENOENT },
 		{ "a path below a regular file", "%s/file/x", .want = -ENOTDIR },
+		{ "a regular file (watch_mount(2) takes a directory)", "%s/file", .want = -ENOTDIR },
 		{ "a path longer than PATH_MAX", longpath, .want = -ENAMETOOLONG },
 		{ "an unknown backend", "%s", "nfs", .want = -EINVAL },
 		{ "an empty backend name", "%s", "", .want = -EINVAL },
@@ -513,7 +514,6 @@ static void run_bad_args(const char *backend, unsigned *n)
 		/* What works, works everywhere. */
 		{ "queue_size MW_QUEUE_SIZE_MAX", "%s", .queue_size = MW_QUEUE_SIZE_MAX, .want = 0 },
 		{ "a directory that is no mount point", "%s/plain-dir", .want = 0 },
-		{ "a regular file", "%s/file", .want = 0 },
 		{ "a path with a trailing slash and a dot", "%s/plain-dir/./", .want = 0 },
 		{ "our own namespace by fd", "%s", .ns = NS_OURS, .want = 0 },
 	};
@@ -607,7 +607,7 @@ static void mount_in(int ns_fd, int self, const char *path, const char *fstype)
  */
 static int run_ns(const char *backend)
 {
-	char a_only[128], b_only[128], later[128], self_ns[64], now_ns[64];
+	char a_only[128], b_only[128], later[128], self_ns[64], now_ns[64], cwd[256];
 	int self, other, k;
 	mw_watcher *w;
 
@@ -625,7 +625,10 @@ static int run_ns(const char *backend)
 	mount_in(other, self, b_only, "tmpfs");
 	assert_se(mount("ours", a_only, "tmpfs", 0, "size=64k") == 0);
 
+	/* The caller's working directory stays where it was (setns(2) moves it). */
+	assert_se(chdir(b_only) == 0);
 	k = mw_watcher_new_ns(&w, other, base, backend, 0);
+	assert_se(getcwd(cwd, sizeof(cwd)) && strcmp(cwd, b_only) == 0);
 	if (k == 0) {
 		/* Not a mount namespace: a network one, and a plain file. */
 		int net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -646,8 +649,10 @@ static int run_ns(const char *backend)
 	assert_se(mw_watcher_get_mount_by_path(w, b_only));
 	assert_se(!mw_watcher_get_mount_by_path(w, a_only));
 	mount_in(other, self, later, "tmpfs");
+	assert_se(chdir(b_only) == 0); /* mount_in()'s setns(2) moved it */
 	drain(w);
 	assert_se(mw_watcher_get_mount_by_path(w, later));
+	assert_se(getcwd(cwd, sizeof(cwd)) && strcmp(cwd, b_only) == 0);
 	assert_se(umount2(a_only, 0) == 0); /* ours: nothing to see there */
 	mount_in(other, self, later, NULL);
 	drain(w);
@@ -655,6 +660,7 @@ static int run_ns(const char *backend)
 	mw_watcher_free(w);
 	k = 0;
 out:
+	assert_se(chdir("/") == 0);
 	(void)umount2(a_only, 0);
 	close(other);
 	close(self);

@@ -14,6 +14,7 @@
 #include <linux/nsfs.h>
 
 #include "log.h"
+#include "ns.h"
 #include "statmount.h"
 #include "util.h"
 #include "watcher.h"
@@ -147,11 +148,19 @@ static int open_backend(const char *name, const char *path, unsigned queue_size,
 	if (queue_size > MW_QUEUE_SIZE_MAX)
 		return -EINVAL;
 	/*
-	 * One answer for a path that is not there, whichever backend: some
-	 * would refuse it, others arm a watch on the namespace and accept it.
+	 * One answer for a path that is not there, or not a directory,
+	 * whichever backend: some would refuse it, others arm a watch on the
+	 * namespace and accept it. A directory, as watch_mount(2) requires:
+	 * what hangs below a file mount is nothing to follow.
 	 */
-	if (!probe && access(path, F_OK) < 0)
-		return -errno;
+	if (!probe) {
+		struct stat st;
+
+		if (fstatat(AT_FDCWD, path, &st, AT_NO_AUTOMOUNT) < 0)
+			return -errno;
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+	}
 	f = open_memstream(&text, &size);
 	if (!f)
 		return -ENOMEM;
@@ -205,50 +214,28 @@ _public_ int mw_watcher_probe(const char *backend, char **ret)
 }
 
 /*
- * Runs in the mount namespace of ns_fd (-1: stays): the calling thread
- * enters it, and *ret_self is an fd of the one it left (ns_leave() goes
- * back). setns(2) into a mount namespace needs a thread that shares no
- * filesystem attributes: the thread's are unshared first if needed.
+ * The watcher's namespace for the kernel queries of one public call:
+ * statmount_mnt_ns_id and query_mntns_fd (ns.h); ns_id_leave() restores
+ * what the caller had.
  */
-static int ns_enter(int ns_fd, int *ret_self)
-{
-	int self, r;
+typedef struct NsIds {
+	uint64_t mnt_ns_id;
+	int mntns_fd;
+} NsIds;
 
-	*ret_self = -1;
-	if (ns_fd < 0)
-		return 0;
-	self = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	if (self < 0)
-		return -errno;
-	r = setns(ns_fd, CLONE_NEWNS);
-	if (r < 0 && errno == EINVAL && unshare(CLONE_FS) == 0)
-		r = setns(ns_fd, CLONE_NEWNS);
-	if (r < 0) {
-		r = -errno;
-		close(self);
-		return r;
-	}
-	*ret_self = self;
-	return 0;
-}
-
-static void ns_leave(int self)
+static NsIds ns_id_enter(const mw_watcher *w)
 {
-	if (self < 0)
-		return;
-	/* Going back where we were allowed to be cannot fail but for a lack of memory. */
-	if (setns(self, CLONE_NEWNS) < 0)
-		lib_debug_errno(errno, "Failed to return to the caller's mount namespace: %m");
-	close(self);
-}
-
-/* statmount_mnt_ns_id for the length of one public call; returns the value to restore. */
-static uint64_t ns_id_enter(const mw_watcher *w)
-{
-	uint64_t old = statmount_mnt_ns_id;
+	NsIds old = { statmount_mnt_ns_id, query_mntns_fd };
 
 	statmount_mnt_ns_id = w->mnt_ns_id;
+	query_mntns_fd = w->mntns_fd;
 	return old;
+}
+
+static void ns_id_leave(NsIds old)
+{
+	statmount_mnt_ns_id = old.mnt_ns_id;
+	query_mntns_fd = old.mntns_fd;
 }
 
 /*
@@ -310,11 +297,12 @@ static int watcher_new(mw_watcher **ret, int mntns_fd, uint64_t mnt_ns_id, const
 	_cleanup_free_ char *reason = NULL;
 	mw_watcher *w;
 	Backend *b = NULL;
-	int self, r;
+	NsSaved saved;
+	int r;
 
 	if (!ret || !path || path[0] != '/')
 		return -EINVAL;
-	r = ns_enter(mntns_fd, &self);
+	r = ns_enter(mntns_fd, &saved);
 	if (r < 0)
 		return r;
 	statmount_mnt_ns_id = mnt_ns_id;
@@ -342,7 +330,7 @@ static int watcher_new(mw_watcher **ret, int mntns_fd, uint64_t mnt_ns_id, const
 			mw_watcher_free(w);
 	}
 	statmount_mnt_ns_id = 0;
-	ns_leave(self);
+	ns_leave(&saved);
 	if (r < 0)
 		return r;
 	*ret = w;
@@ -429,19 +417,21 @@ static int watcher_reopen(mw_watcher *w, const char *path, const char *backend, 
 
 _public_ int mw_watcher_reopen(mw_watcher *w, const char *path, const char *backend, unsigned queue_size)
 {
-	uint64_t old;
-	int self, r;
+	NsSaved saved;
+	NsIds old;
+	int r;
 
 	if (w->in_callback)
 		return -EBUSY;
-	/* The new watch is armed in the watcher's namespace, as the first. */
-	r = ns_enter(w->mntns_fd, &self);
+	/* The new watch is armed in the watcher's namespace, as the first (the queries inside it too). */
+	r = ns_enter(w->mntns_fd, &saved);
 	if (r < 0)
 		return r;
 	old = ns_id_enter(w);
+	query_mntns_fd = -1;
 	r = watcher_reopen(w, path, backend, queue_size);
-	statmount_mnt_ns_id = old;
-	ns_leave(self);
+	ns_id_leave(old);
+	ns_leave(&saved);
 	return watcher_leave(w, r);
 }
 
@@ -676,20 +666,20 @@ static int watcher_process(mw_watcher *w)
 
 _public_ int mw_watcher_process(mw_watcher *w)
 {
-	uint64_t old;
+	NsIds old;
 	int r;
 
 	if (w->in_callback)
 		return -EBUSY;
 	old = ns_id_enter(w);
 	r = watcher_process(w);
-	statmount_mnt_ns_id = old;
+	ns_id_leave(old);
 	return watcher_leave(w, r);
 }
 
 _public_ int mw_watcher_resync(mw_watcher *w, struct mw_resync_stats *ret)
 {
-	uint64_t old;
+	NsIds old;
 	int r;
 
 	if (w->in_callback)
@@ -698,7 +688,7 @@ _public_ int mw_watcher_resync(mw_watcher *w, struct mw_resync_stats *ret)
 		return -ENOLINK;
 	old = ns_id_enter(w);
 	r = watcher_resync(w, ret, true);
-	statmount_mnt_ns_id = old;
+	ns_id_leave(old);
 	return watcher_leave(w, r);
 }
 

@@ -135,7 +135,8 @@ typedef void (*mw_change_fn)(mw_watcher *w, const mw_change *c, void *userdata);
  * Returns 0 and the new watcher in *ret (free with mw_watcher_free()); -EINVAL
  * for a NULL ret, a path that is NULL or not absolute, an unknown backend name
  * or a queue_size above MW_QUEUE_SIZE_MAX; the path's own error (-ENOENT,
- * -ENOTDIR, -ENAMETOOLONG, -EACCES ...) if it cannot be resolved; -EOPNOTSUPP if
+ * -ENOTDIR, -ENAMETOOLONG, -EACCES ...) if it cannot be resolved, -ENOTDIR if
+ * it is not a directory (as watch_mount(2) requires); -EOPNOTSUPP if
  * the named backend (or, for auto, none) works on this kernel —
  * mw_watcher_probe() says why. The same arguments give the same error on
  * every backend.
