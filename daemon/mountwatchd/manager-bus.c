@@ -1132,7 +1132,9 @@ static void batch_change(Manager *m, const mw_change *c)
 				       : type == MW_CHANGE_REMOVED ? "removed"
 								   : "changed");
 	if (r >= 0)
-		r = sd_bus_message_append(m->batch.message, "ts", id, point);
+		r = sd_bus_message_append_basic(m->batch.message, 't', &id);
+	if (r >= 0)
+		r = sd_bus_message_append_basic(m->batch.message, 's', point);
 	if (r >= 0)
 		r = append_mount_dict(m->batch.message, mount, properties);
 	if (r >= 0)
