@@ -1275,18 +1275,45 @@ static int monitor_batch_entry(Monitor *mon, sd_bus_message *msg, uint64_t gener
 		return 0;
 	}
 	if (streq_ptr(kind, "removed")) {
-		r = sd_bus_message_skip(msg, "a{sv}");
+		const uint64_t *also = NULL;
+		size_t n_also = 0;
+		const char *key;
+
+		/* A run of removals: the others' IDs in AlsoRemoved, each at the next generation. */
+		r = sd_bus_message_enter_container(msg, 'a', "{sv}");
+		while (r >= 0 && (r = next_entry(msg, "sv", &key)) > 0) {
+			if (streq_ptr(key, "AlsoRemoved") && sd_bus_message_enter_container(msg, 'v', "at") > 0) {
+				r = sd_bus_message_read_array(msg, 't', (const void **)&also, &n_also);
+				n_also /= sizeof(uint64_t);
+				if (r >= 0)
+					r = sd_bus_message_exit_container(msg);
+			} else
+				r = sd_bus_message_skip(msg, "v");
+			if (r >= 0)
+				r = sd_bus_message_exit_container(msg);
+		}
+		if (r >= 0)
+			r = sd_bus_message_exit_container(msg);
 		if (r < 0)
 			return r;
-		if (!m) { /* removed unseen: what the entry says */
-			m = &gone;
-			gone.v[MW_FIELD_UNIQUE_ID].u = id;
-			gone.v[MW_FIELD_MOUNT_POINT].s = strdup(point);
+		for (size_t i = 0; i <= n_also; i++) {
+			if (i > 0) {
+				id = also[i - 1];
+				snprintf(object, sizeof(object), MW_MOUNT_PREFIX "/%" PRIu64, id);
+				monitor_check_generation(mon, generation + i);
+				m = monitor_find(mon, object);
+				point = NULL;
+			}
+			if (!m) { /* removed unseen: what the entry says (of a run's others, the ID) */
+				m = &gone;
+				gone.v[MW_FIELD_UNIQUE_ID].u = id;
+				gone.v[MW_FIELD_MOUNT_POINT].s = strdup(point ?: "?");
+			}
+			monitor_line(generation + i, "removed", m, NULL, NULL);
+			if (m != &gone)
+				monitor_forget(mon, m);
+			ctl_mount_done(&gone);
 		}
-		monitor_line(generation, "removed", m, NULL, NULL);
-		if (m != &gone)
-			monitor_forget(mon, m);
-		ctl_mount_done(&gone);
 		return 0;
 	}
 	if (!m) {

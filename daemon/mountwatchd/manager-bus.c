@@ -1099,8 +1099,9 @@ static int append_mount_dict(sd_bus_message *msg, const mw_mount *mount, uint32_
  * One change into the MountsChanged being built (change-batch.h): what
  * MountAdded/Removed/Changed say, and values - a new mount's ListMounts
  * fields and Options, the new values of a changed one's changed
- * properties, none for a removed one - so a batched client needs no call
- * per mount for what ListMounts and `mountwatchctl monitor` show.
+ * properties, none for a removed one (a run of removals is one entry:
+ * change_batch_removed()) - so a batched client needs no call per mount
+ * for what ListMounts and `mountwatchctl monitor` show.
  */
 static void batch_change(Manager *m, const mw_change *c)
 {
@@ -1126,6 +1127,13 @@ static void batch_change(Manager *m, const mw_change *c)
 	/* Over-estimated: every property, every string escaped (4 bytes a byte at most). */
 	size = 64 + 4 * (strlen(point ?: "") + (mount ? mount_reply_size(mount, true) : 0));
 	r = mount_string_display(point ?: "", &point, &owned);
+	if (r >= 0 && type == MW_CHANGE_REMOVED) {
+		r = change_batch_removed(&m->batch, m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, manager_generation(m),
+					 id, point);
+		if (r < 0)
+			log_warning_errno(r, "Failed to emit MountsChanged with mount %" PRIu64 ": %m", id);
+		return;
+	}
 	if (r >= 0)
 		r = change_batch_begin(&m->batch, m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, manager_generation(m),
 				       type == MW_CHANGE_ADDED     ? "added"

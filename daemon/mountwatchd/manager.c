@@ -75,7 +75,7 @@ Manager *manager_free(Manager *m)
 		return NULL;
 	wait_list_done(&m->waits);
 	subscribers_done(&m->subscribers);
-	change_batch_done(&m->batch);
+	change_batch_free(&m->batch);
 	table_limits_done(&m->table_limits);
 	manager_drop_table_memfd(m);
 	m->manager_slot = sd_bus_slot_unref(m->manager_slot);

@@ -452,12 +452,14 @@ static void interface_names_of_text(const char *text, char *buf, size_t size)
 static char ifaces_added_text[4096];
 
 /*
- * MountsChanged: messages, entries by kind, the largest message, the last
- * generation (each entry one past the one before, across messages), the
+ * MountsChanged: messages, changes by kind (a run of removals counted as
+ * its mounts), the largest message in entries, the longest run of removals
+ * in one entry, the last generation (each change one past the one before,
+ * across messages), the
  * FsType of the last "added" entry, the Options of the last "changed" one,
  * and whether a Resynced came after the last MountsChanged.
  */
-static unsigned batch_messages, batch_added, batch_removed, batch_changed, batch_largest;
+static unsigned batch_messages, batch_added, batch_removed, batch_changed, batch_largest, batch_longest_run;
 static uint64_t batch_generation;
 static char batch_fstype[32], batch_options[64];
 static bool resynced_after_batch;
@@ -481,13 +483,28 @@ static void read_batch(sd_bus_message *m)
 		batch_generation = gen;
 		assert_se(sd_bus_message_enter_container(m, 'a', "{sv}") > 0);
 		while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+			const uint64_t *also;
 			const char *v;
+			size_t size;
 
 			assert_se(sd_bus_message_read(m, "s", &name) > 0);
 			if ((streq_ptr(name, "FsType") || streq_ptr(name, "Options")) &&
 			    sd_bus_message_read(m, "v", "s", &v) > 0)
 				snprintf(streq_ptr(name, "FsType") ? batch_fstype : batch_options, 32, "%s", v);
-			else
+			else if (streq_ptr(name, "AlsoRemoved")) {
+				/* A run: the others' IDs, distinct, each at the next generation. */
+				assert_se(streq_ptr(kind, "removed"));
+				assert_se(sd_bus_message_enter_container(m, 'v', "at") > 0);
+				assert_se(sd_bus_message_read_array(m, 't', (const void **)&also, &size) >= 0);
+				assert_se(size > 0 && size % sizeof(uint64_t) == 0);
+				for (size_t i = 0; i < size / sizeof(uint64_t); i++)
+					assert_se(also[i] > 0 && also[i] != id && (i == 0 || also[i] != also[i - 1]));
+				batch_generation += size / sizeof(uint64_t);
+				batch_removed += size / sizeof(uint64_t);
+				if (1 + size / sizeof(uint64_t) > batch_longest_run)
+					batch_longest_run = 1 + size / sizeof(uint64_t);
+				assert_se(sd_bus_message_exit_container(m) >= 0);
+			} else
 				assert_se(sd_bus_message_skip(m, "v") >= 0);
 			assert_se(sd_bus_message_exit_container(m) >= 0);
 		}
@@ -1124,10 +1141,12 @@ int main(int argc, char *argv[])
 
 	/*
 	 * SubscribeBatched(): a burst of 50 mounts, read at once, then their
-	 * umount, at most 7 changes a message: 2 * ceil(50 / 7) = 16 MountsChanged,
-	 * every change in order with the generations after the snapshot's, and
-	 * no MountAdded/Removed (Subscribe() ended). Then a change's new
-	 * values; after Unsubscribe() nothing more.
+	 * umount, at most 7 entries a message: ceil(50 / 7) = 8 MountsChanged
+	 * for the mounts, and one for their umount, whose 50 removals are one
+	 * entry (AlsoRemoved: 49 IDs); every change in order with the
+	 * generations after the snapshot's, and no MountAdded/Removed
+	 * (Subscribe() ended). Then a change's new values; after Unsubscribe()
+	 * nothing more.
 	 */
 	{
 		unsigned added = signals_added, removed = signals_removed;
@@ -1148,10 +1167,11 @@ int main(int argc, char *argv[])
 		pump_batches(gen0 + 100);
 		assert_se(get_u64(MW_MANAGER_PATH, MW_MANAGER_IFACE, "Generation") == gen0 + 100);
 		assert_se(batch_generation == gen0 + 100 && batch_added == 50 && batch_removed == 50);
-		assert_se(batch_messages == 16 && batch_largest == 7);
+		assert_se(batch_messages == 9 && batch_largest == 7 && batch_longest_run == 50);
 		assert_se(strcmp(batch_fstype, "tmpfs") == 0);
 		assert_se(signals_added == added && signals_removed == removed);
-		printf("ok - SubscribeBatched(): two batches of 50 changes in 16 MountsChanged of at most 7, in order\n");
+		printf("ok - SubscribeBatched(): 50 mounts in 8 MountsChanged of at most 7 entries, their umount in one "
+		       "entry, in order\n");
 
 		assert_se(call(&reply, &error, TEST_IFACE, "Mount", "s", "batchattr") >= 0);
 		assert_se(sd_bus_message_read(reply, "t", &new_id) > 0);
@@ -1161,14 +1181,14 @@ int main(int argc, char *argv[])
 		assert_se(call(&reply, &error, TEST_IFACE, "Umount", "t", new_id) >= 0);
 		reply = sd_bus_message_unref(reply);
 		pump();
-		assert_se(batch_messages == 19 && batch_changed == 1 && batch_generation == gen0 + 103);
+		assert_se(batch_messages == 12 && batch_changed == 1 && batch_generation == gen0 + 103);
 		assert_se(strcmp(batch_options, "ro,relatime") == 0);
 		printf("ok - MountsChanged: a change carries its new values\n");
 
 		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Unsubscribe", NULL) >= 0);
 		reply = sd_bus_message_unref(reply);
 		mount_umount("unbatched");
-		assert_se(batch_messages == 19);
+		assert_se(batch_messages == 12);
 		assert_se(call(&reply, &error, MW_MANAGER_IFACE, "Unsubscribe", NULL) < 0);
 		assert_se(sd_bus_error_has_name(&error, MW_ERROR_NOT_SUBSCRIBED));
 		sd_bus_error_free(&error);
