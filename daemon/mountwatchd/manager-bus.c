@@ -126,8 +126,9 @@ static int check_reply_size(Manager *m, bool all_properties, const char *method,
 		return 0;
 	return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
 				 "%s: the reply for %zu mounts would take about %zu MiB, more than the %zu MiB "
-				 "a reply may take; ask for single mounts (GetMount, GetMountByPath, the mount "
-				 "objects' properties) instead.",
+				 "a reply may take; take the table by file descriptor (ListMountsByFileDescriptor) "
+				 "and its changes with SubscribeBatched(), or ask for single mounts (GetMount, "
+				 "GetMountByPath, the mount objects' properties) instead.",
 				 method, mw_watcher_count(m->watcher), (size + (1U << 20) - 1) >> 20,
 				 m->reply_size_max >> 20);
 }
