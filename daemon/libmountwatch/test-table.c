@@ -86,12 +86,38 @@ static void test_table(void)
 	assert_se(table_topmost_at(t, "/a/c") == m);
 	assert_se(table_topmost_at(t, "/b/c") == NULL);
 
+	/*
+	 * Two stacks on one path: 110 at /h with 111 on /h/s below it; 112
+	 * mounted on /h covers 110 (111 is hidden), 113 on 112's /h/s. The
+	 * topmost at /h/s is 113, whichever the index lists first.
+	 */
+	i = make(110, 100, "/h");
+	assert_se(table_add(t, &i, NULL) == 0);
+	i = make(111, 110, "/h/s");
+	assert_se(table_add(t, &i, NULL) == 0);
+	i = make(112, 110, "/h");
+	assert_se(table_add(t, &i, NULL) == 0);
+	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 111)); /* hidden, but the only one */
+	i = make(113, 112, "/h/s");
+	assert_se(table_add(t, &i, NULL) == 0);
+	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 113));
+	assert_se(table_topmost_at(t, "/h") == table_get(t, 112));
+	/* and the other way round: 113 added before 111 */
+	table_remove(t, table_get(t, 111));
+	i = make(111, 110, "/h/s");
+	assert_se(table_add(t, &i, NULL) == 0);
+	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 113));
+	/* 112 unmounted: 111 is reachable again */
+	table_remove(t, table_get(t, 113));
+	table_remove(t, table_get(t, 112));
+	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 111));
+
 	size_t it = 0, n = 0;
 	while (table_iterate(t, &it, &m))
 		n++;
 	assert_se(n == table_size(t));
 	table_free(t);
-	printf("ok - table indexes: children, mount ID, stacked mount points, updates\n");
+	printf("ok - table indexes: children, mount ID, stacked mount points, hidden stacks, updates\n");
 }
 
 static void test_mount_info(void)
