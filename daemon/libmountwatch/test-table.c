@@ -23,6 +23,13 @@ static MountInfo make(uint64_t id, uint64_t parent, const char *point)
 	return i;
 }
 
+static void add(Table *t, uint64_t id, uint64_t parent, const char *point)
+{
+	MountInfo i = make(id, parent, point);
+
+	assert_se(table_add(t, &i, NULL) == 0);
+}
+
 static unsigned count_children(Table *t, uint64_t id)
 {
 	unsigned n = 0;
@@ -91,21 +98,16 @@ static void test_table(void)
 	 * mounted on /h covers 110 (111 is hidden), 113 on 112's /h/s. The
 	 * topmost at /h/s is 113, whichever the index lists first.
 	 */
-	i = make(110, 100, "/h");
-	assert_se(table_add(t, &i, NULL) == 0);
-	i = make(111, 110, "/h/s");
-	assert_se(table_add(t, &i, NULL) == 0);
-	i = make(112, 110, "/h");
-	assert_se(table_add(t, &i, NULL) == 0);
+	add(t, 110, 100, "/h");
+	add(t, 111, 110, "/h/s");
+	add(t, 112, 110, "/h");
 	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 111)); /* hidden, but the only one */
-	i = make(113, 112, "/h/s");
-	assert_se(table_add(t, &i, NULL) == 0);
+	add(t, 113, 112, "/h/s");
 	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 113));
 	assert_se(table_topmost_at(t, "/h") == table_get(t, 112));
-	/* and the other way round: 113 added before 111 */
+	/* and the other way round: 111 listed before 113 */
 	table_remove(t, table_get(t, 111));
-	i = make(111, 110, "/h/s");
-	assert_se(table_add(t, &i, NULL) == 0);
+	add(t, 111, 110, "/h/s");
 	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 113));
 	/* 112 unmounted: 111 is reachable again */
 	table_remove(t, table_get(t, 113));
