@@ -122,8 +122,9 @@ Mount *table_topmost_at(const Table *t, const char *mount_point)
 			continue;
 		if (!table_hidden(t, c))
 			return c;
-		/* (the top of a hidden stack, if no other is found) */
-		if (!top)
+		/* Every stack there hidden (a mount covers an ancestor of all):
+		 * the newest top, as mountinfo's last line, not the index's order. */
+		if (!top || c->info.unique_id > top->info.unique_id)
 			top = c;
 	}
 	return top;

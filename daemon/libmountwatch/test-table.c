@@ -113,6 +113,16 @@ static void test_table(void)
 	table_remove(t, table_get(t, 113));
 	table_remove(t, table_get(t, 112));
 	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 111));
+	/* Both stacks hidden (124 covers 122, which covers 120): the newest top, 123, in either order. */
+	add(t, 120, 100, "/k");
+	add(t, 123, 122, "/k/s");
+	add(t, 121, 120, "/k/s");
+	add(t, 122, 120, "/k");
+	add(t, 124, 122, "/k");
+	assert_se(table_topmost_at(t, "/k/s") == table_get(t, 123));
+	table_remove(t, table_get(t, 123));
+	add(t, 123, 122, "/k/s");
+	assert_se(table_topmost_at(t, "/k/s") == table_get(t, 123));
 
 	size_t it = 0, n = 0;
 	while (table_iterate(t, &it, &m))
