@@ -89,25 +89,45 @@ Mount *table_first_of_superblock(const Table *t, uint64_t superblock_id)
 	return hashmap_get(t->by_sb, superblock_id);
 }
 
+/* Another mount sits on m at m's own mount point. */
+static bool table_covered(const Table *t, const Mount *m)
+{
+	for (Mount *d = hashmap_get(t->by_point, string_hash(m->info.mount_point)); d; d = d->point_next)
+		if (d != m && !d->detached && d->info.parent_unique_id == m->info.unique_id &&
+		    streq_ptr(d->info.mount_point, m->info.mount_point))
+			return true;
+	return false;
+}
+
+/*
+ * m cannot be reached by its path: an ancestor it is mounted below (not on
+ * top of) is covered by another mount. Two stacks can share a path string:
+ * mounts made on /a/b while one mount was at /a stay, hidden, when another
+ * is mounted on /a and gets a /a/b of its own.
+ */
+static bool table_hidden(const Table *t, const Mount *m)
+{
+	for (const Mount *p; (p = table_parent(t, m)); m = p)
+		if (!streq_ptr(m->info.mount_point, p->info.mount_point) && table_covered(t, p))
+			return true;
+	return false;
+}
+
 Mount *table_topmost_at(const Table *t, const char *mount_point)
 {
-	Mount *first = hashmap_get(t->by_point, string_hash(mount_point));
+	Mount *top = NULL;
 
-	for (Mount *c = first; c; c = c->point_next) {
-		bool covered = false;
-
-		if (c->detached || !streq_ptr(c->info.mount_point, mount_point))
+	for (Mount *c = hashmap_get(t->by_point, string_hash(mount_point)); c; c = c->point_next) {
+		if (c->detached || !streq_ptr(c->info.mount_point, mount_point) || table_covered(t, c))
 			continue;
-		for (Mount *d = first; d; d = d->point_next)
-			if (d != c && !d->detached && d->info.parent_unique_id == c->info.unique_id &&
-			    streq_ptr(d->info.mount_point, mount_point)) {
-				covered = true;
-				break;
-			}
-		if (!covered)
+		if (!table_hidden(t, c))
 			return c;
+		/* Every stack there hidden (a mount covers an ancestor of all):
+		 * the newest top, as mountinfo's last line, not the index's order. */
+		if (!top || c->info.unique_id > top->info.unique_id)
+			top = c;
 	}
-	return NULL;
+	return top;
 }
 
 /* Intrusive list helpers: a list is a hashmap slot holding its first element. */

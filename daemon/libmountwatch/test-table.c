@@ -23,6 +23,13 @@ static MountInfo make(uint64_t id, uint64_t parent, const char *point)
 	return i;
 }
 
+static void add(Table *t, uint64_t id, uint64_t parent, const char *point)
+{
+	MountInfo i = make(id, parent, point);
+
+	assert_se(table_add(t, &i, NULL) == 0);
+}
+
 static unsigned count_children(Table *t, uint64_t id)
 {
 	unsigned n = 0;
@@ -86,12 +93,43 @@ static void test_table(void)
 	assert_se(table_topmost_at(t, "/a/c") == m);
 	assert_se(table_topmost_at(t, "/b/c") == NULL);
 
+	/*
+	 * Two stacks on one path: 110 at /h with 111 on /h/s below it; 112
+	 * mounted on /h covers 110 (111 is hidden), 113 on 112's /h/s. The
+	 * topmost at /h/s is 113, whichever the index lists first.
+	 */
+	add(t, 110, 100, "/h");
+	add(t, 111, 110, "/h/s");
+	add(t, 112, 110, "/h");
+	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 111)); /* hidden, but the only one */
+	add(t, 113, 112, "/h/s");
+	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 113));
+	assert_se(table_topmost_at(t, "/h") == table_get(t, 112));
+	/* and the other way round: 111 listed before 113 */
+	table_remove(t, table_get(t, 111));
+	add(t, 111, 110, "/h/s");
+	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 113));
+	/* 112 unmounted: 111 is reachable again */
+	table_remove(t, table_get(t, 113));
+	table_remove(t, table_get(t, 112));
+	assert_se(table_topmost_at(t, "/h/s") == table_get(t, 111));
+	/* Both stacks hidden (124 covers 122, which covers 120): the newest top, 123, in either order. */
+	add(t, 120, 100, "/k");
+	add(t, 123, 122, "/k/s");
+	add(t, 121, 120, "/k/s");
+	add(t, 122, 120, "/k");
+	add(t, 124, 122, "/k");
+	assert_se(table_topmost_at(t, "/k/s") == table_get(t, 123));
+	table_remove(t, table_get(t, 123));
+	add(t, 123, 122, "/k/s");
+	assert_se(table_topmost_at(t, "/k/s") == table_get(t, 123));
+
 	size_t it = 0, n = 0;
 	while (table_iterate(t, &it, &m))
 		n++;
 	assert_se(n == table_size(t));
 	table_free(t);
-	printf("ok - table indexes: children, mount ID, stacked mount points, updates\n");
+	printf("ok - table indexes: children, mount ID, stacked mount points, hidden stacks, updates\n");
 }
 
 static void test_mount_info(void)
