@@ -336,15 +336,18 @@ static int run(const char *backend, unsigned n_ops)
 	}
 	{
 		/*
-		 * /run/mount/utab (a tmpfs of this namespace, main()): mount(8)'s
-		 * options, merged by mount ID or by target and root as libmount
-		 * does; a change of utab alone is a CHANGED (USER_OPTIONS).
+		 * /run/mount/utab (on a tmpfs of this namespace at /run, main()):
+		 * mount(8)'s options, merged by mount ID or by target and root as
+		 * libmount does; a change of utab alone is a CHANGED
+		 * (USER_OPTIONS). /run/mount is made only now, after the watcher
+		 * opened, as at PID 1's start: it is followed from /run until then.
 		 */
 		char dir[128], line[512];
 		const mw_mount *um;
 		uint64_t id;
 		FILE *f;
 
+		assert_se(mkdir("/run/mount", 0755) == 0);
 		snprintf(dir, sizeof(dir), "%s/u t", base);
 		assert_se(mkdir(dir, 0755) == 0 && mount("u", dir, "tmpfs", 0, "size=64k") == 0);
 		drain(w);
@@ -375,6 +378,7 @@ static int run(const char *backend, unsigned n_ops)
 		assert_se(umount2(dir, 0) == 0);
 		drain(w);
 		compare(w, &r, "a mount with utab options gone");
+		assert_se(rmdir("/run/mount") == 0);
 	}
 	{
 		/*
@@ -679,9 +683,9 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP no private mount namespace here (needs root): %s\n", strerror(errno));
 		return 0;
 	}
-	/* A utab of this namespace's own (the host's /run/mount is never written). */
-	if (mount("utab", "/run/mount", "tmpfs", 0, "size=64k") < 0) {
-		printf("1..0 # SKIP cannot mount a tmpfs on /run/mount: %s\n", strerror(errno));
+	/* A /run of this namespace's own, without mount/ (the host's /run/mount is never written). */
+	if (mount("run", "/run", "tmpfs", 0, "size=64k") < 0) {
+		printf("1..0 # SKIP cannot mount a tmpfs on /run: %s\n", strerror(errno));
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {

@@ -2,6 +2,7 @@
 /* /run/mount/utab, read, matched and followed: see utab.h. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/inotify.h>
 
 #include "utab.h"
@@ -17,14 +18,19 @@ static void entries_free(UtabEntry *e, size_t n)
 	free(e);
 }
 
+#define UTAB_DIR_EVENTS (IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR)
+
 void utab_done(Utab *u)
 {
 	if (u->inotify_fd >= 0)
 		close(u->inotify_fd);
 	if (u->dir_fd >= 0)
 		close(u->dir_fd);
+	if (u->parent_fd >= 0)
+		close(u->parent_fd);
+	free(u->base);
 	entries_free(u->entries, u->n);
-	*u = (Utab){ .inotify_fd = -1, .dir_fd = -1 };
+	*u = (Utab){ .inotify_fd = -1, .dir_fd = -1, .parent_fd = -1, .parent_wd = -1 };
 }
 
 /* A value up to the next space, unescaped (mountinfo's \ooo). */
@@ -125,11 +131,34 @@ int utab_read(Utab *u)
 	return 0;
 }
 
+/*
+ * The directory, come after the watcher: opened by the parent's fd (the
+ * watcher's namespace) and followed by that fd's path. Returns 1 if it is
+ * followed now, 0 if not there (yet), or -errno.
+ */
+static int utab_follow_dir(Utab *u)
+{
+	char path[64];
+
+	u->dir_fd = openat(u->parent_fd, u->base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (u->dir_fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", u->dir_fd);
+	if (inotify_add_watch(u->inotify_fd, path, UTAB_DIR_EVENTS) < 0)
+		return -errno;
+	(void)inotify_rm_watch(u->inotify_fd, u->parent_wd);
+	close(u->parent_fd);
+	u->parent_fd = u->parent_wd = -1;
+	return 1;
+}
+
 int utab_open(Utab *u, const char *dir)
 {
+	_cleanup_free_ char *parent = NULL;
+	const char *slash = strrchr(dir, '/');
 	int r;
 
-	*u = (Utab){ .inotify_fd = -1, .dir_fd = -1 };
+	*u = (Utab){ .inotify_fd = -1, .dir_fd = -1, .parent_fd = -1, .parent_wd = -1 };
 	u->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	u->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (u->inotify_fd < 0) {
@@ -138,8 +167,26 @@ int utab_open(Utab *u, const char *dir)
 		return r;
 	}
 	/* mount(8) writes utab to a temporary file and renames it; it is never written in place. */
-	if (inotify_add_watch(u->inotify_fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR) < 0) {
-		r = -errno;
+	r = inotify_add_watch(u->inotify_fd, dir, UTAB_DIR_EVENTS) < 0 ? -errno : 0;
+	if (r == -ENOENT && slash && slash[1]) {
+		/* Not there yet: its parent says when it comes (mkdir, or a rename onto it). */
+		parent = slash == dir ? strdup("/") : strndup(dir, (size_t)(slash - dir));
+		u->base = strdup(slash + 1);
+		if (!parent || !u->base) {
+			utab_done(u);
+			return -ENOMEM;
+		}
+		u->parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		u->parent_wd = inotify_add_watch(u->inotify_fd, parent, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
+		r = u->parent_fd < 0 || u->parent_wd < 0 ? -errno : 0;
+		/* Came meanwhile: follow it now. */
+		if (r >= 0) {
+			int k = utab_follow_dir(u);
+
+			r = k < 0 ? k : 0;
+		}
+	}
+	if (r < 0) {
 		close(u->inotify_fd);
 		u->inotify_fd = -1;
 		if (r != -ENOENT && r != -ENOTDIR) {
@@ -168,7 +215,16 @@ int utab_check(Utab *u)
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
-			if (ev->len > 0 && strcmp(ev->name, UTAB_NAME) == 0)
+			if (ev->wd == u->parent_wd && u->parent_wd >= 0) {
+				/* The directory came: follow it, and read what it may hold already. */
+				if (ev->len > 0 && strcmp(ev->name, u->base) == 0) {
+					int r = utab_follow_dir(u);
+
+					if (r < 0)
+						return r;
+					changed = changed || r > 0;
+				}
+			} else if (ev->len > 0 && strcmp(ev->name, UTAB_NAME) == 0)
 				changed = 1;
 			if (ev->mask & IN_Q_OVERFLOW)
 				changed = 1;

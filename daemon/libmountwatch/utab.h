@@ -26,19 +26,30 @@ typedef struct UtabEntry {
 } UtabEntry;
 
 typedef struct Utab {
-	int inotify_fd; /* -1: not followed (no such directory) */
+	int inotify_fd; /* -1: not followed (neither the directory nor its parent is there) */
 	int dir_fd;     /* the directory, opened in the watcher's namespace; -1: none */
+	/*
+	 * Until the directory is there (PID 1 starts before anything made
+	 * /run/mount): its parent, followed for its creation; -1 after.
+	 */
+	int parent_fd, parent_wd;
+	char *base;
 	UtabEntry *entries;
 	size_t n;
 } Utab;
 
-/* Follows dir/utab and reads it. Returns 0 (a missing directory or file is an empty table) or -errno. */
+/*
+ * Follows dir/utab and reads it; a directory not there yet is followed from
+ * its parent until it is. Returns 0 (a missing directory or file is an
+ * empty table) or -errno.
+ */
 int utab_open(Utab *u, const char *dir);
 void utab_done(Utab *u);
 /* Reads the file again (missing: empty). On failure the old entries stay. */
 int utab_read(Utab *u);
 /*
- * Drains the inotify fd: 1 if utab may have changed, 0 if not, or -errno.
+ * Drains the inotify fd: 1 if utab may have changed (its directory came
+ * too), 0 if not, or -errno.
  */
 int utab_check(Utab *u);
 /* The options of the entry for info, or NULL. */
