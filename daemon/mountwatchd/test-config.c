@@ -90,6 +90,23 @@ int main(void)
 	config_done(&c);
 	printf("ok - a missing file\n");
 
+	/*
+	 * Comments as mountwatchd.conf(5) says: # or ; starting a line (after
+	 * blanks), ; after a blank within a line; # within a line is a value's.
+	 */
+	free(good);
+	good = write_file("comments.conf",
+			  "  # indented\n"
+			  "; semicolon\n"
+			  "[Watch]\n"
+			  "Path=/srv ; was /data\n"
+			  "  ; QueueSize=8\n");
+	assert_se(config_init(&c) == 0);
+	assert_se(config_load(&c, good, 0, &error) == 0);
+	assert_se(strcmp(c.watch_path, "/srv") == 0 && c.queue_size == CONFIG_QUEUE_SIZE_DEFAULT);
+	config_done(&c);
+	printf("ok - comments: # and ; at a line's start, ; after a blank within a line\n");
+	expect_error("[Watch]\nQueueSize=64 # not a comment\n", ":2: [Watch] QueueSize=64 # not a comment: not a number");
 	expect_error("[Watch]\nQueueSize=1000\n", ":2: [Watch] QueueSize=1000: not a number between 1 and 512");
 	expect_error("[Watch]\nPath=/\n\nQueueSize=abc\n", ":4: [Watch] QueueSize=abc");
 	expect_error("[Watch]\nPath=relative\n", ":2: [Watch] Path=relative: not an absolute path");
