@@ -970,8 +970,9 @@ static void emit_mount_added(Manager *m, const mw_mount *mount)
 	char path[64];
 	int r;
 
-	mount_object_path(mw_mount_get_unique_id(mount), path);
+	/* Nothing, not even the object path's snprintf(), when nobody asked: a storm's every mount comes here. */
 	if (want_object_signals(m)) {
+		mount_object_path(mw_mount_get_unique_id(mount), path);
 		r = emit_interfaces_added(m, mount, path);
 		if (r < 0)
 			log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
@@ -986,7 +987,6 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 	char path[64];
 	int r;
 
-	mount_object_path(unique_id, path);
 	/*
 	 * The same interfaces that InterfacesAdded and GetManagedObjects name,
 	 * or a client (GLib's GDBusObjectManagerClient) keeps the object with
@@ -998,6 +998,7 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 	if (want_object_signals(m)) {
 		_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
 
+		mount_object_path(unique_id, path);
 		r = sd_bus_message_new_signal(m->bus, &s, MW_MANAGER_PATH,
 					      "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved");
 		if (r >= 0)
