@@ -1049,6 +1049,32 @@ static void monitor_line(uint64_t generation, const char *event, const CtlMount 
 }
 
 /*
+ * A change of a mount this monitor has no copy of (added and gone before it
+ * could ask, or its adding not seen: signals lost), from what the signal
+ * carried alone: its unique ID and, when the signal names one, its mount
+ * point (the other removals of a run, AlsoRemoved, come as IDs only) - not
+ * the copy's other columns, which it does not know.
+ */
+static void monitor_line_unseen(uint64_t generation, const char *event, uint64_t id, const char *point)
+{
+	if (arg_flags & CTL_OUTPUT_JSON) {
+		printf("{\"generation\": \"%" PRIu64 "\", \"event\": \"%s\", \"mount\": {\"uniqueid\": \"%" PRIu64 "\"",
+		       generation, event, id);
+		if (point) {
+			printf(", \"mountpoint\": ");
+			json_string(stdout, point);
+		}
+		printf("}}\n");
+	} else if (point) {
+		_cleanup_free_ char *p = ctl_escape(point);
+
+		printf("%-7" PRIu64 " %-9s %s\n", generation, event, p ?: "");
+	} else
+		printf("%-7" PRIu64 " %-9s (unique ID %" PRIu64 ", its mount point not seen)\n", generation, event, id);
+	fflush(stdout);
+}
+
+/*
  * Each change adds 1 to the generation and is announced with it: a signal
  * more than 1 past the last one seen means signals were lost (the bus
  * dropped them, or this client read too slowly). Says so, in the stream.
@@ -1145,7 +1171,7 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	const char *member = sd_bus_message_get_member(msg);
 	uint64_t id, generation;
 	const char *object, *point;
-	CtlMount *m, gone = {};
+	CtlMount *m;
 
 	/*
 	 * Subscribed to MountsChanged, this connection still receives the
@@ -1166,16 +1192,14 @@ static int on_signal(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 		if (!m && added)
 			m = monitor_fetch(mon, sd_bus_message_get_bus(msg), object);
 		if (!m) { /* gone, or removed unseen: what the signal says */
-			m = &gone;
-			gone.v[MW_FIELD_UNIQUE_ID].u = id;
-			gone.v[MW_FIELD_MOUNT_POINT].s = strdup(point);
+			monitor_line_unseen(generation, added ? "added" : "removed", id, point);
+			return 0;
 		}
-		if (added && m != &gone)
+		if (added)
 			what = monitor_added_text(m);
 		monitor_line(generation, added ? "added" : "removed", m, what, NULL);
-		if (!added && m != &gone)
+		if (!added)
 			monitor_forget(mon, m);
-		ctl_mount_done(&gone);
 	} else if (streq_ptr(member, "MountChanged")) {
 		_cleanup_free_ char *what = NULL, *json = NULL;
 		uint32_t mask = 0;
@@ -1246,7 +1270,7 @@ static int monitor_batch_entry(Monitor *mon, sd_bus_message *msg, uint64_t gener
 {
 	_cleanup_free_ char *what = NULL, *json = NULL;
 	char object[128];
-	CtlMount *m, gone = {}, before = {};
+	CtlMount *m, before = {};
 	uint32_t mask = 0;
 	int r;
 
@@ -1304,15 +1328,12 @@ static int monitor_batch_entry(Monitor *mon, sd_bus_message *msg, uint64_t gener
 				m = monitor_find(mon, object);
 				point = NULL;
 			}
-			if (!m) { /* removed unseen: what the entry says (of a run's others, the ID) */
-				m = &gone;
-				gone.v[MW_FIELD_UNIQUE_ID].u = id;
-				gone.v[MW_FIELD_MOUNT_POINT].s = strdup(point ?: "?");
+			if (!m) { /* removed unseen: what the entry says (of a run's others, the ID alone) */
+				monitor_line_unseen(generation + i, "removed", id, point);
+				continue;
 			}
 			monitor_line(generation + i, "removed", m, NULL, NULL);
-			if (m != &gone)
-				monitor_forget(mon, m);
-			ctl_mount_done(&gone);
+			monitor_forget(mon, m);
 		}
 		return 0;
 	}

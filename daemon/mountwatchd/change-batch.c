@@ -92,12 +92,17 @@ int change_batch_end(ChangeBatch *b, size_t size)
 	return change_batch_full(b->n, b->size, b->max) ? change_batch_flush(b) : 0;
 }
 
+bool change_batch_joins_run(const ChangeBatch *b, uint64_t generation)
+{
+	return b->run_open && generation == b->last + 1 && b->n_run < CHANGE_BATCH_RUN_MAX;
+}
+
 int change_batch_removed(ChangeBatch *b, sd_bus *bus, const char *path, const char *interface,
 			 uint64_t generation, uint64_t unique_id, const char *mount_point)
 {
 	int r;
 
-	if (b->run_open && generation == b->last + 1 && b->n_run < CHANGE_BATCH_RUN_MAX) {
+	if (change_batch_joins_run(b, generation)) {
 		if (b->n_run == b->run_allocated) {
 			size_t a = b->run_allocated ? b->run_allocated * 2 : 64;
 			uint64_t *run = reallocarray(b->run, a, sizeof(*run));
@@ -112,6 +117,10 @@ int change_batch_removed(ChangeBatch *b, sd_bus *bus, const char *path, const ch
 		b->run[b->n_run++] = unique_id;
 		b->last = generation;
 		return 0;
+	}
+	if (!mount_point) {
+		change_batch_done(b);
+		return -EINVAL;
 	}
 	r = change_batch_begin(b, bus, path, interface, generation, "removed");
 	if (r >= 0)

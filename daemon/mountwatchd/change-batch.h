@@ -76,10 +76,18 @@ int change_batch_begin(ChangeBatch *b, sd_bus *bus, const char *path, const char
  */
 int change_batch_end(ChangeBatch *b, size_t size);
 /*
- * A removal at generation: added to the open run of removals if the last
- * entry is one and generation follows it, else a new entry (unique ID,
- * mount point) that the next removals may join. Returns 0 or -errno (the
- * message is dropped then).
+ * Does a removal at generation join the open run of removals: is the last
+ * entry one, generation the next after it, and the run not full? Then
+ * change_batch_removed() sends its unique ID alone, not its mount point,
+ * and the caller need not make one.
+ */
+bool change_batch_joins_run(const ChangeBatch *b, uint64_t generation);
+/*
+ * A removal at generation: added to the open run of removals if it joins it
+ * (change_batch_joins_run(); mount_point unused, may be NULL), else a new
+ * entry (unique ID, mount point) that the next removals may join. Returns
+ * 0 or -errno (the message is dropped then; -EINVAL: no mount point for a
+ * removal that does not join).
  */
 int change_batch_removed(ChangeBatch *b, sd_bus *bus, const char *path, const char *interface,
 			 uint64_t generation, uint64_t unique_id, const char *mount_point);

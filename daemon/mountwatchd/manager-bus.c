@@ -658,18 +658,25 @@ static int append_mount_value(sd_bus_message *msg, const mw_mount *i, unsigned p
 	r = mount_property_value(i, p, buf, &v);
 	if (r < 0)
 		return r;
+	/* append_basic(): sd_bus_message_append() parses its format each time (a storm's batch is many). */
 	switch (mount_properties[p].signature[0]) {
 	case 's':
-		r = sd_bus_message_append(msg, "s", v.s);
+		r = sd_bus_message_append_basic(msg, 's', v.s);
 		break;
-	case 'b':
-		r = sd_bus_message_append(msg, "b", (int)v.b);
+	case 'b': {
+		int b = v.b;
+
+		r = sd_bus_message_append_basic(msg, 'b', &b);
 		break;
-	case 'u':
-		r = sd_bus_message_append(msg, "u", (uint32_t)v.u);
+	}
+	case 'u': {
+		uint32_t u = (uint32_t)v.u;
+
+		r = sd_bus_message_append_basic(msg, 'u', &u);
 		break;
+	}
 	default:
-		r = sd_bus_message_append(msg, "t", v.u);
+		r = sd_bus_message_append_basic(msg, 't', &v.u);
 	}
 	mount_value_done(&v);
 	return r;
@@ -909,7 +916,8 @@ static int append_mount_property(sd_bus_message *msg, const mw_mount *mount, uns
 
 	r = sd_bus_message_open_container(msg, 'e', "sv");
 	if (r >= 0)
-		r = sd_bus_message_append(msg, "s", bytes ? mount_bytes_properties[b].name : mount_property_name(p));
+		r = sd_bus_message_append_basic(msg, 's',
+						bytes ? mount_bytes_properties[b].name : mount_property_name(p));
 	if (r >= 0)
 		r = sd_bus_message_open_container(msg, 'v', bytes ? "ay" : mount_properties[p].signature);
 	if (r >= 0)
@@ -962,8 +970,9 @@ static void emit_mount_added(Manager *m, const mw_mount *mount)
 	char path[64];
 	int r;
 
-	mount_object_path(mw_mount_get_unique_id(mount), path);
+	/* Nothing, not even the object path's snprintf(), when nobody asked: a storm's every mount comes here. */
 	if (want_object_signals(m)) {
+		mount_object_path(mw_mount_get_unique_id(mount), path);
 		r = emit_interfaces_added(m, mount, path);
 		if (r < 0)
 			log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", path);
@@ -978,7 +987,6 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 	char path[64];
 	int r;
 
-	mount_object_path(unique_id, path);
 	/*
 	 * The same interfaces that InterfacesAdded and GetManagedObjects name,
 	 * or a client (GLib's GDBusObjectManagerClient) keeps the object with
@@ -990,6 +998,7 @@ static void emit_mount_removed(Manager *m, uint64_t unique_id, const char *mount
 	if (want_object_signals(m)) {
 		_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
 
+		mount_object_path(unique_id, path);
 		r = sd_bus_message_new_signal(m->bus, &s, MW_MANAGER_PATH,
 					      "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved");
 		if (r >= 0)
@@ -1110,10 +1119,25 @@ static void batch_change(Manager *m, const mw_change *c)
 	const mw_mount *mount = mw_change_get_mount(c);
 	enum mw_change_type type = mw_change_get_type(c);
 	uint64_t id = mount ? mw_mount_get_unique_id(mount) : mw_change_get_unique_id(c);
+	uint64_t generation = manager_generation(m);
 	const char *point = mount ? mw_mount_get_mount_point(mount) : mw_change_get_mount_point(c);
-	uint32_t properties = 0;
+	uint32_t properties;
 	size_t size;
-	int r;
+	int r = 0;
+
+	if (type == MW_CHANGE_REMOVED) {
+		/* One that joins the open run is its unique ID alone: no mount point to escape. */
+		if (change_batch_joins_run(&m->batch, generation))
+			point = NULL;
+		else
+			r = mount_string_display(point ?: "", &point, &owned);
+		if (r >= 0)
+			r = change_batch_removed(&m->batch, m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, generation,
+						 id, point);
+		if (r < 0)
+			log_warning_errno(r, "Failed to emit MountsChanged with mount %" PRIu64 ": %m", id);
+		return;
+	}
 
 	/*
 	 * ListMounts' fields and Options, not every property: the bus checks
@@ -1123,23 +1147,14 @@ static void batch_change(Manager *m, const mw_change *c)
 	if (type == MW_CHANGE_ADDED)
 		properties = 1U << MW_FIELD_PARENT_UNIQUE_ID | 1U << MW_FIELD_FS_TYPE | 1U << MW_FIELD_SOURCE |
 			     1U << MW_FIELD_OPTIONS;
-	else if (type != MW_CHANGE_REMOVED)
+	else
 		properties = mw_change_get_fields(c);
 	/* Over-estimated: every property, every string escaped (4 bytes a byte at most). */
 	size = 64 + 4 * (strlen(point ?: "") + (mount ? mount_reply_size(mount, true) : 0));
 	r = mount_string_display(point ?: "", &point, &owned);
-	if (r >= 0 && type == MW_CHANGE_REMOVED) {
-		r = change_batch_removed(&m->batch, m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, manager_generation(m),
-					 id, point);
-		if (r < 0)
-			log_warning_errno(r, "Failed to emit MountsChanged with mount %" PRIu64 ": %m", id);
-		return;
-	}
 	if (r >= 0)
-		r = change_batch_begin(&m->batch, m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, manager_generation(m),
-				       type == MW_CHANGE_ADDED     ? "added"
-				       : type == MW_CHANGE_REMOVED ? "removed"
-								   : "changed");
+		r = change_batch_begin(&m->batch, m->bus, MW_MANAGER_PATH, MW_MANAGER_IFACE, generation,
+				       type == MW_CHANGE_ADDED ? "added" : "changed");
 	if (r >= 0)
 		r = sd_bus_message_append_basic(m->batch.message, 't', &id);
 	if (r >= 0)

@@ -148,11 +148,17 @@ static int method_storm(sd_bus_message *m, void *userdata, sd_bus_error *error)
 /*
  * Burst(prefix, n, umount): n mounts /PREFIXi, or with umount the umount of
  * the last burst's mounts, all read by one manager_process_events(): one batch.
+ * QuietBurst(prefix, n, umount): the same, each change adding a generation
+ * but sending no signal (as Quiet), so a client never sees these mounts
+ * added, only their removal.
  */
 static int method_burst(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	static uint64_t *ids;
 	static uint32_t n_ids;
+	bool quiet = streq_ptr(sd_bus_message_get_member(m), "QuietBurst");
+	ManagerChangeFn fn = manager->change_fn;
+	void *data = manager->change_userdata;
 	const char *prefix;
 	char name[64];
 	uint32_t n;
@@ -177,7 +183,11 @@ static int method_burst(sd_bus_message *m, void *userdata, sd_bus_error *error)
 			ids[n_ids] = fake_mount(kernel, fake_root(kernel), name, "tmpfs");
 		}
 	}
+	if (quiet)
+		manager_set_change_fn(manager, NULL, NULL);
 	(void)manager_process_events(manager);
+	if (quiet)
+		manager_set_change_fn(manager, fn, data);
 	return sd_bus_reply_method_return(m, NULL);
 }
 
@@ -254,6 +264,8 @@ static const sd_bus_vtable test_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS("SetAttr", SD_BUS_ARGS("t", id, "t", attr), SD_BUS_NO_ARGS, method_setattr, 0),
 	SD_BUS_METHOD_WITH_ARGS("Storm", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_storm, 0),
 	SD_BUS_METHOD_WITH_ARGS("Burst", SD_BUS_ARGS("s", prefix, "u", n, "b", umount), SD_BUS_NO_ARGS,
+				method_burst, 0),
+	SD_BUS_METHOD_WITH_ARGS("QuietBurst", SD_BUS_ARGS("s", prefix, "u", n, "b", umount), SD_BUS_NO_ARGS,
 				method_burst, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetBatchLimit", SD_BUS_ARGS("u", n), SD_BUS_NO_ARGS, method_set_batch_limit, 0),
 	SD_BUS_METHOD_WITH_ARGS("SetReplyLimit", SD_BUS_ARGS("t", bytes), SD_BUS_NO_ARGS, method_set_reply_limit, 0),
