@@ -60,7 +60,7 @@ static int remove_mount(mw_watcher *w, Mount *e)
 		return r;
 	table_remove(w->table, e);
 	watcher_announce(w, MW_CHANGE_REMOVED, NULL, id, point ?: "", 0, NULL);
-	return 0;
+	return watcher_utab_refresh(w, point, NULL);
 }
 
 /* Removes e and what the table has below it, children first. Returns the number removed. */
@@ -175,6 +175,13 @@ static int update_mount(mw_watcher *w, Mount *e, MountInfo *info, bool keep_sum,
 	if (mask)
 		watcher_announce(w, mask & MOVE_FIELDS ? MW_CHANGE_MOVED : MW_CHANGE_CHANGED, e,
 				 e->info.unique_id, e->info.mount_point, mask, NULL);
+	if (mask & ((1U << MW_FIELD_MOUNT_POINT) | (1U << MW_FIELD_SOURCE) | (1U << MW_FIELD_ROOT))) {
+		r = watcher_utab_refresh(w, old_point, NULL);
+		if (r >= 0)
+			r = watcher_utab_refresh(w, e->info.mount_point, e);
+		if (r < 0)
+			return r;
+	}
 	if (old_point && e->info.mount_point && !(w->backend->ops->flags & BACKEND_MOVES_EACH)) {
 		r = fix_descendants(w, e, old_point, depth);
 		if (r < 0)
@@ -196,7 +203,7 @@ static int add_mount(mw_watcher *w, MountInfo *info, Mount **ret)
 	watcher_announce(w, MW_CHANGE_ADDED, e, e->info.unique_id, e->info.mount_point, 0, NULL);
 	if (ret)
 		*ret = e;
-	return 0;
+	return watcher_utab_refresh(w, e->info.mount_point, NULL);
 }
 
 /* The record of one mount from the backend; same_sb: see BackendOps.query_mount. */
@@ -211,7 +218,7 @@ static int query_new(mw_watcher *w, uint64_t unique_id, const MountInfo *same_sb
 		return lib_debug_errno(r, "Failed to query mount %" PRIu64 ": %m", unique_id);
 	r = mount_info_fill_strings(info);
 	if (r >= 0 && w->utab_on) {
-		const char *o = utab_options(&w->utab, info);
+		const char *o = watcher_utab_options(w, info);
 
 		if (o && !(info->user_options = strdup(o)))
 			r = -ENOMEM;

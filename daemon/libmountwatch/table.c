@@ -89,6 +89,11 @@ Mount *table_first_of_superblock(const Table *t, uint64_t superblock_id)
 	return hashmap_get(t->by_sb, superblock_id);
 }
 
+Mount *table_first_at(const Table *t, const char *mount_point)
+{
+	return hashmap_get(t->by_point, string_hash(mount_point ?: ""));
+}
+
 /* Another mount sits on m at m's own mount point. */
 static bool table_covered(const Table *t, const Mount *m)
 {
@@ -100,15 +105,41 @@ static bool table_covered(const Table *t, const Mount *m)
 }
 
 /*
+ * Another mount of p sits on a directory of p's that path goes through
+ * (a child of p at a proper prefix of path, below p's own mount point):
+ * path is not reached through p. O(depth of path), by the mount point index.
+ */
+static bool table_shadowed(const Table *t, const Mount *p, const char *path)
+{
+	_cleanup_free_ char *prefix = strdup(path);
+	size_t from = strcmp(p->info.mount_point, "/") == 0 ? 1 : strlen(p->info.mount_point) + 1;
+
+	if (!prefix || strlen(prefix) <= from)
+		return false;
+	for (char *slash = strchr(prefix + from, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = 0;
+		for (const Mount *c = hashmap_get(t->by_point, string_hash(prefix)); c; c = c->point_next)
+			if (!c->detached && c->info.parent_unique_id == p->info.unique_id &&
+			    streq_ptr(c->info.mount_point, prefix))
+				return true;
+		*slash = '/';
+	}
+	return false;
+}
+
+/*
  * m cannot be reached by its path: an ancestor it is mounted below (not on
- * top of) is covered by another mount. Two stacks can share a path string:
+ * top of) is covered by another mount, or has another mount on a directory
+ * between its mount point and m's. Two stacks can share a path string:
  * mounts made on /a/b while one mount was at /a stay, hidden, when another
- * is mounted on /a and gets a /a/b of its own.
+ * is mounted on /a and gets a /a/b of its own; so do mounts made on /a/b
+ * before anything was mounted on /a.
  */
 static bool table_hidden(const Table *t, const Mount *m)
 {
 	for (const Mount *p; (p = table_parent(t, m)); m = p)
-		if (!streq_ptr(m->info.mount_point, p->info.mount_point) && table_covered(t, p))
+		if (!streq_ptr(m->info.mount_point, p->info.mount_point) &&
+		    (table_covered(t, p) || table_shadowed(t, p, m->info.mount_point)))
 			return true;
 	return false;
 }

@@ -48,6 +48,11 @@ Mount *table_parent(const Table *t, const Mount *m);
 Mount *table_first_child(const Table *t, uint64_t unique_id);
 /* First mount of a superblock; go on with ->sb_next. */
 Mount *table_first_of_superblock(const Table *t, uint64_t superblock_id);
+/*
+ * The first mount whose mount point hashes as mount_point's: go on with
+ * ->point_next, and compare the mount points (other strings share hashes).
+ */
+Mount *table_first_at(const Table *t, const char *mount_point);
 /* The topmost of the mounts stacked at mount_point, or NULL. */
 Mount *table_topmost_at(const Table *t, const char *mount_point);
 

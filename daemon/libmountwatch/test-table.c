@@ -124,6 +124,23 @@ static void test_table(void)
 	add(t, 123, 122, "/k/s");
 	assert_se(table_topmost_at(t, "/k/s") == table_get(t, 123));
 
+	/*
+	 * Shadowed: 130 on /m/s of the root's directory /m, then 131 mounted
+	 * on /m hides it (130's parent is not covered, but /m is). 132 on
+	 * 131's /m/s is the topmost, in either order; 131 gone, 130 again.
+	 */
+	add(t, 130, 100, "/m/s");
+	add(t, 131, 100, "/m");
+	assert_se(table_topmost_at(t, "/m/s") == table_get(t, 130)); /* hidden, but the only one */
+	add(t, 132, 131, "/m/s");
+	assert_se(table_topmost_at(t, "/m/s") == table_get(t, 132));
+	table_remove(t, table_get(t, 130));
+	add(t, 130, 100, "/m/s");
+	assert_se(table_topmost_at(t, "/m/s") == table_get(t, 132));
+	table_remove(t, table_get(t, 132));
+	table_remove(t, table_get(t, 131));
+	assert_se(table_topmost_at(t, "/m/s") == table_get(t, 130));
+
 	size_t it = 0, n = 0;
 	while (table_iterate(t, &it, &m))
 		n++;

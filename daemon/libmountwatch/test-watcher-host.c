@@ -199,6 +199,36 @@ static void compare(mw_watcher *w, Replay *r, const char *what)
 	mnt_unref_table(tb);
 }
 
+/*
+ * The user options of the n mounts at target equal what libmount merges from
+ * /run/mount/utab into the same mounts (mnt_table_parse_mtab()).
+ */
+static void compare_utab(mw_watcher *w, const char *target, unsigned n)
+{
+	struct libmnt_table *tb = mnt_new_table();
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	unsigned seen = 0;
+
+	assert_se(tb && it && mnt_table_parse_mtab(tb, NULL) == 0);
+	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+		const mw_mount *m = NULL, *x;
+		size_t i = 0;
+
+		if (strcmp(mnt_fs_get_target(fs), target) != 0)
+			continue;
+		while (mw_watcher_iterate(w, &i, &x) > 0)
+			if (mw_mount_get_mount_id(x) == (uint32_t)mnt_fs_get_id(fs))
+				m = x;
+		assert_se(m);
+		assert_se(strcmp(mw_mount_get_user_options(m), mnt_fs_get_user_options(fs) ?: "") == 0);
+		seen++;
+	}
+	assert_se(seen == n);
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+}
+
 /* A random directory of ours that is a mount point, or base. */
 static const mw_mount *random_mount(mw_watcher *w, bool allow_base)
 {
@@ -378,7 +408,53 @@ static int run(const char *backend, unsigned n_ops)
 		assert_se(umount2(dir, 0) == 0);
 		drain(w);
 		compare(w, &r, "a mount with utab options gone");
-		assert_se(rmdir("/run/mount") == 0);
+	}
+	{
+		/*
+		 * utab lines without an ID, as libmount merges them
+		 * (mnt_table_parse_mtab()): by source, target and root, from the
+		 * last line, each into the last mount in mountinfo's order that no
+		 * later line took. A stale line for the same target but another
+		 * source (mount(8)'s line stays when umount(2) and mount(2) replace
+		 * its mount) takes nothing; two mounts of one source stacked on one
+		 * point take the last line and the one before it, and the lower one
+		 * takes the last again when the top one goes. Each step against
+		 * libmount's own merge of the same files. /run/mount is the one
+		 * made above (the library follows it from its creation on).
+		 */
+		char dir[128], line[1024];
+		const mw_mount *top;
+		uint64_t lower;
+		FILE *f;
+
+		snprintf(dir, sizeof(dir), "%s/stack", base);
+		assert_se(mkdir(dir, 0755) == 0 && mount("s", dir, "tmpfs", 0, "size=64k") == 0);
+		snprintf(line, sizeof(line),
+			 "SRC=s TARGET=%s ROOT=/ OPTS=x-mw.first\n"
+			 "SRC=gone TARGET=%s ROOT=/ OPTS=x-mw.stale\n"
+			 "SRC=s TARGET=%s ROOT=/ OPTS=x-mw.second\n"
+			 "SRC=gone TARGET=%s ROOT=/ OPTS=x-mw.stale2\n", dir, dir, dir, dir);
+		assert_se((f = fopen("/run/mount/utab.new", "we")) && fputs(line, f) >= 0 && fclose(f) == 0);
+		assert_se(rename("/run/mount/utab.new", "/run/mount/utab") == 0);
+		drain(w);
+		top = mw_watcher_get_mount_by_path(w, dir);
+		assert_se(top && strcmp(mw_mount_get_user_options(top), "x-mw.second") == 0);
+		lower = mw_mount_get_unique_id(top);
+		compare_utab(w, dir, 1);
+		assert_se(mount(dir, dir, NULL, MS_BIND, NULL) == 0);
+		drain(w);
+		top = mw_watcher_get_mount_by_path(w, dir);
+		assert_se(top && mw_mount_get_unique_id(top) != lower);
+		assert_se(strcmp(mw_mount_get_user_options(top), "x-mw.second") == 0);
+		assert_se(strcmp(mw_mount_get_user_options(mw_watcher_get_mount(w, lower)), "x-mw.first") == 0);
+		compare_utab(w, dir, 2);
+		assert_se(umount2(dir, 0) == 0);
+		drain(w);
+		assert_se(strcmp(mw_mount_get_user_options(mw_watcher_get_mount(w, lower)), "x-mw.second") == 0);
+		compare_utab(w, dir, 1);
+		assert_se(umount2(dir, 0) == 0 && unlink("/run/mount/utab") == 0 && rmdir("/run/mount") == 0);
+		drain(w);
+		compare(w, &r, "stacked mounts with utab options gone");
 	}
 	{
 		/*

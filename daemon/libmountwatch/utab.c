@@ -11,6 +11,7 @@
 static void entries_free(UtabEntry *e, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		free(e[i].source);
 		free(e[i].target);
 		free(e[i].root);
 		free(e[i].opts);
@@ -58,6 +59,10 @@ static int parse_line(const char *line, UtabEntry *e)
 
 			if ((*end == ' ' || *end == '\n' || !*end) && id <= UINT32_MAX)
 				e->id = (uint32_t)id;
+		} else if (strncmp(p, "SRC=", 4) == 0) {
+			field = &e->source, v = p + 4;
+		} else if (strncmp(p, "ATTRS=", 6) == 0) {
+			e->attrs = true;
 		} else if (strncmp(p, "TARGET=", 7) == 0) {
 			field = &e->target, v = p + 7;
 		} else if (strncmp(p, "ROOT=", 5) == 0) {
@@ -111,6 +116,7 @@ int utab_read(Utab *u)
 			}
 			r = -ENOMEM;
 		}
+		free(e.source);
 		free(e.target);
 		free(e.root);
 		free(e.opts);
@@ -233,15 +239,42 @@ int utab_check(Utab *u)
 	}
 }
 
-const char *utab_options(const Utab *u, const MountInfo *info)
+/* libmount's streq_paths(): equal but for trailing slashes (a network source may have one). */
+static bool streq_source(const char *a, const char *b)
 {
-	/* The mount ID where utab has it; else the target (and root, if given), as libmount. */
+	size_t la = strlen(a), lb = strlen(b);
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	while (lb > 1 && b[lb - 1] == '/')
+		lb--;
+	return la == lb && strncmp(a, b, la) == 0;
+}
+
+/* A line without an ID that libmount merges into a mount like info (mnt_table_merge_user_fs()). */
+static bool entry_matches(const UtabEntry *e, const MountInfo *info)
+{
+	return !e->id && e->source && e->root && (e->opts || e->attrs) && info->source && info->root &&
+	       streq_ptr(e->target, info->mount_point) && streq_ptr(e->root, info->root) &&
+	       streq_source(e->source, info->source);
+}
+
+const char *utab_options(const Utab *u, const MountInfo *info, size_t later)
+{
 	for (size_t i = 0; i < u->n; i++)
 		if (u->entries[i].id && u->entries[i].id == info->mnt_id)
 			return u->entries[i].opts;
-	for (size_t i = 0; i < u->n; i++)
-		if (!u->entries[i].id && streq_ptr(u->entries[i].target, info->mount_point) &&
-		    (!u->entries[i].root || streq_ptr(u->entries[i].root, info->root)))
-			return u->entries[i].opts;
+	/* From the last line: the first match goes to the last such mount, the next to the one before. */
+	for (size_t i = u->n; i > 0; i--)
+		if (entry_matches(&u->entries[i - 1], info) && later-- == 0)
+			return u->entries[i - 1].opts;
 	return NULL;
+}
+
+bool utab_names_target(const Utab *u, const char *target)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (!u->entries[i].id && streq_ptr(u->entries[i].target, target))
+			return true;
+	return false;
 }

@@ -4,9 +4,11 @@
  * not (libmount's userspace mount table: _netdev, x-*, user=...), one line
  * per mount, "ID=<mount ID> SRC=... TARGET=... ROOT=... OPTS=..." with
  * mountinfo's octal escapes. Read as libmount's mnt_parse_utab_line() does,
- * matched to a mount as mnt_table_merge_user_fs() does (the mount ID, else
- * the target and root), and followed by inotify on its directory, as
- * libmount's userspace monitor follows it.
+ * matched to a mount as mnt_table_parse_mtab() does (the mount ID; else the
+ * source, target and root, the last such line to the last such mount in
+ * mountinfo's order, the one before it to the one before, ...), and
+ * followed by inotify on its directory, as libmount's userspace monitor
+ * follows it.
  */
 #ifndef MOUNTWATCH_UTAB_H
 #define MOUNTWATCH_UTAB_H
@@ -22,7 +24,8 @@
 
 typedef struct UtabEntry {
 	uint32_t id; /* 0: none given */
-	char *target, *root, *opts;
+	char *source, *target, *root, *opts;
+	bool attrs; /* ATTRS= given: the line claims a mount even without OPTS= */
 } UtabEntry;
 
 typedef struct Utab {
@@ -52,7 +55,14 @@ int utab_read(Utab *u);
  * too), 0 if not, or -errno.
  */
 int utab_check(Utab *u);
-/* The options of the entry for info, or NULL. */
-const char *utab_options(const Utab *u, const MountInfo *info);
+/*
+ * The options of the entry for info, or NULL. later: how many other mounts
+ * with info's mount point, source and root come after it in mountinfo (a
+ * higher unique ID): libmount merges the lines from the last, each into the
+ * last mount they match that no later line took.
+ */
+const char *utab_options(const Utab *u, const MountInfo *info, size_t later);
+/* Some line without an ID names this target: mounts there may take its options. */
+bool utab_names_target(const Utab *u, const char *target);
 
 #endif

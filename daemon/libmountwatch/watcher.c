@@ -481,6 +481,42 @@ int watcher_enable_utab(mw_watcher *w, const char *dir)
 	return 0;
 }
 
+/* How many other mounts at info's mount point, of its source and root, come after it in mountinfo. */
+static size_t utab_later(const mw_watcher *w, const MountInfo *info)
+{
+	size_t n = 0;
+
+	for (const Mount *c = table_first_at(w->table, info->mount_point); c; c = c->point_next)
+		if (!c->detached && c->info.unique_id > info->unique_id &&
+		    streq_ptr(c->info.mount_point, info->mount_point) && streq_ptr(c->info.source, info->source) &&
+		    streq_ptr(c->info.root, info->root))
+			n++;
+	return n;
+}
+
+const char *watcher_utab_options(const mw_watcher *w, const MountInfo *info)
+{
+	return utab_options(&w->utab, info, utab_later(w, info));
+}
+
+/* e's options as utab gives them now; a CHANGED (USER_OPTIONS) if they differ. */
+static int utab_apply(mw_watcher *w, Mount *e)
+{
+	const char *o = watcher_utab_options(w, &e->info);
+	char *t;
+
+	if (streq_ptr(o ?: "", e->info.user_options ?: ""))
+		return 0;
+	t = o ? strdup(o) : NULL;
+	if (o && !t)
+		return -ENOMEM;
+	free(e->info.user_options);
+	e->info.user_options = t;
+	watcher_announce(w, MW_CHANGE_CHANGED, e, e->info.unique_id, e->info.mount_point,
+			 1U << MW_FIELD_USER_OPTIONS, NULL);
+	return 0;
+}
+
 int watcher_utab_sync(mw_watcher *w)
 {
 	size_t i = 0;
@@ -500,20 +536,34 @@ int watcher_utab_sync(mw_watcher *w)
 	if (r < 0)
 		return r; /* still dirty: the next call tries again */
 	while (table_iterate(w->table, &i, &e)) {
-		const char *o = utab_options(&w->utab, &e->info);
-		char *t;
-
-		if (streq_ptr(o ?: "", e->info.user_options ?: ""))
-			continue;
-		t = o ? strdup(o) : NULL;
-		if (o && !t)
-			return -ENOMEM;
-		free(e->info.user_options);
-		e->info.user_options = t;
-		watcher_announce(w, MW_CHANGE_CHANGED, e, e->info.unique_id, e->info.mount_point,
-				 1U << MW_FIELD_USER_OPTIONS, NULL);
+		r = utab_apply(w, e);
+		if (r < 0)
+			return r;
 	}
 	w->utab_dirty = false;
+	return 0;
+}
+
+int watcher_utab_refresh(mw_watcher *w, const char *point, Mount *also_e)
+{
+	int r;
+
+	if (!w->utab_on)
+		return 0;
+	if (also_e) {
+		r = utab_apply(w, also_e);
+		if (r < 0)
+			return r;
+	}
+	if (!point || !utab_names_target(&w->utab, point))
+		return 0;
+	for (Mount *c = table_first_at(w->table, point); c; c = c->point_next) {
+		if (c == also_e || c->detached || !streq_ptr(c->info.mount_point, point))
+			continue;
+		r = utab_apply(w, c);
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 

@@ -122,6 +122,16 @@ int watcher_snapshot(mw_watcher *w);
 int watcher_enable_utab(mw_watcher *w, const char *dir);
 /* Applies a change of utab: a CHANGED (MW_FIELD_USER_OPTIONS) for each mount whose options differ. */
 int watcher_utab_sync(mw_watcher *w);
+/* utab's options for the mount info describes, by its place among the mounts at its mount point. */
+const char *watcher_utab_options(const mw_watcher *w, const MountInfo *info);
+/*
+ * After a mount came to, left or moved from point: the other mounts there
+ * of the same source and root may take other lines of utab (libmount gives
+ * the last line to the last mount). A CHANGED for each whose options differ;
+ * also_e: e itself too, whatever utab names (a moved mount's options were
+ * those of the point it left).
+ */
+int watcher_utab_refresh(mw_watcher *w, const char *point, Mount *also_e);
 
 /* apply.c */
 bool watcher_has_counters(const mw_watcher *w);
