@@ -703,6 +703,8 @@ int main(int argc, char **argv)
 		printf("not ok 1 - a tmpfs at " BASE ": %m\n1..1\n");
 		return 1;
 	}
+	/* Where the propagation part mounts, made now: the churn may leave BASE read-only */
+	(void)mkdir(BASE "/prop", 0755);
 	pages = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pages == MAP_FAILED)
 		return 1;
@@ -762,10 +764,8 @@ int main(int argc, char **argv)
 		       added == 0 && atomic_load(&unexpected) == before ? "ok" : "not ok", ++n, max_calls / 10,
 		       added);
 	}
-	if (rounds) {
-		(void)mkdir(BASE "/prop", 0755);
+	if (rounds)
 		n = propagation_fuzz(seed + 600, (unsigned)rounds, BASE "/prop", n);
-	}
 	(void)umount2(BASE, MNT_DETACH);
 	{
 		/* Afterwards, the machinery still works: a watch, a mount, its record. */
