@@ -21,7 +21,8 @@
  * calls in all (default 200,000: about 20 s in the TCG guest), SEED for the
  * random numbers (default 1, as in the suite; the threads' interleaving
  * still varies from run to run; give another to explore), ROUNDS of the
- * propagation part (default CALLS / 2,000; at most 60 s of them).
+ * propagation part (default CALLS / 2,000: 100, about 25 s in the TCG guest;
+ * at most 60 s of them).
  * Prints TAP.
  */
 #include <errno.h>
