@@ -541,9 +541,9 @@ static void mark_moved(uint64_t id)
 }
 
 /*
- * One operation on the round's mounts; the first, as often as not, a lazy
- * umount of the original of a layer that has one above it (whose copies'
- * stacks have stacks inside them).
+ * One operation on the round's mounts; the first, in every guided round and
+ * two thirds of the others, a lazy umount of the original of a layer that
+ * has one above it (whose copies' stacks have stacks inside them).
  */
 static void operation(unsigned *seed, int q0, unsigned round, bool first)
 {
