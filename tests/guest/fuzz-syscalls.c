@@ -11,10 +11,18 @@
  * any of it: vm/run fails a boot whose console shows a report, and on the
  * debug kernel (vm/test-debug) the guest runner scans kmemleak afterwards.
  *
- * Usage: fuzz-syscalls [CALLS [SEED]]: CALLS fsinfo/watch_mount calls in all
- * (default 200,000: about 20 s in the TCG guest), SEED for the random
- * numbers (default 1, as in the suite; the threads' interleaving still
- * varies from run to run; give another to explore).
+ * Then, with nothing else changing mounts, the propagation part
+ * (fuzz-propagation.c, issue 30): as nobody in a user namespace of its own,
+ * rounds of propagation trees with stacked mounts and watches taken down by
+ * propagated umounts, and mounts below what survived, whose records must
+ * reach the watch above them.
+ *
+ * Usage: fuzz-syscalls [CALLS [SEED [ROUNDS]]]: CALLS fsinfo/watch_mount
+ * calls in all (default 200,000: about 20 s in the TCG guest), SEED for the
+ * random numbers (default 1, as in the suite; the threads' interleaving
+ * still varies from run to run; give another to explore), ROUNDS of the
+ * propagation part (default CALLS / 2,000: 100, about 25 s in the TCG guest;
+ * at most 60 s of them).
  * Prints TAP.
  */
 #include <errno.h>
@@ -42,6 +50,7 @@
 #include <linux/watch_queue.h>
 
 #include "mountwatch/syscalls.h"
+#include "fuzz.h"
 
 #ifndef STATX_MNT_ID_UNIQUE
 #define STATX_MNT_ID_UNIQUE 0x00004000U
@@ -71,7 +80,8 @@ struct mount_attr_arg {
 	uint64_t attr_set, attr_clr, propagation, userns_fd;
 };
 
-static atomic_ulong calls, fsinfo_ok, watch_ok, churn_ops, records, unexpected;
+static atomic_ulong calls, fsinfo_ok, watch_ok, churn_ops, records;
+atomic_ulong unexpected;
 static atomic_bool stop;
 static unsigned long max_calls = 200000;
 /* Unique mount IDs seen lately, for FSINFO_FLAGS_QUERY_MOUNT. */
@@ -84,17 +94,7 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 #define ERRNO_MAX 134
 static atomic_ulong fsinfo_errno[ERRNO_MAX], watch_errno[ERRNO_MAX];
 
-static unsigned rnd(unsigned *seed, unsigned n)
-{
-	return n ? (unsigned)rand_r(seed) % n : 0;
-}
-
-static uint64_t rnd64(unsigned *seed)
-{
-	return (uint64_t)rand_r(seed) << 33 ^ (uint64_t)rand_r(seed) << 11 ^ (uint64_t)rand_r(seed);
-}
-
-static void report(const char *call, int err, const char *args)
+void report(const char *call, int err, const char *args)
 {
 	unsigned long n = atomic_fetch_add(&unexpected, 1);
 
@@ -106,7 +106,7 @@ static void report(const char *call, int err, const char *args)
 	pthread_mutex_unlock(&report_lock);
 }
 
-static bool documented(int err, const int *list)
+bool documented(int err, const int *list)
 {
 	for (; *list; list++)
 		if (*list == err)
@@ -115,11 +115,11 @@ static bool documented(int err, const int *list)
 }
 
 /* fsinfo(2)'s ERRORS, with EIO (the filesystem's own errors are passed on). */
-static const int fsinfo_errors[] = { E2BIG, EACCES, EBADF, EFAULT, EINTR, EINVAL, ELOOP, ENAMETOOLONG,
+const int fsinfo_errors[] = { E2BIG, EACCES, EBADF, EFAULT, EINTR, EINVAL, ELOOP, ENAMETOOLONG,
 				     ENOENT, ENOTDIR, EXDEV, EMSGSIZE, ENODATA, ENOMEM, EOPNOTSUPP,
 				     EOVERFLOW, EPERM, ERANGE, EIO, 0 };
 /* watch_mount(2)'s ERRORS. */
-static const int watch_errors[] = { EACCES, EAGAIN, EPERM, EBADF, EBADSLT, EBUSY, EFAULT, EINVAL, ELOOP,
+const int watch_errors[] = { EACCES, EAGAIN, EPERM, EBADF, EBADSLT, EBUSY, EFAULT, EINVAL, ELOOP,
 				    ENAMETOOLONG, ENOBUFS, ENOENT, ENOMEM, ENOTDIR, 0 };
 
 static void remember_id(const char *path)
@@ -199,7 +199,7 @@ static int any_dfd(unsigned *seed, int pipe_fd)
 	}
 }
 
-static const uint32_t requests[] = {
+const uint32_t requests[] = {
 	FSINFO_ATTR_STATFS, FSINFO_ATTR_IDS, FSINFO_ATTR_LIMITS, FSINFO_ATTR_SUPPORTS,
 	FSINFO_ATTR_TIMESTAMP_INFO, FSINFO_ATTR_VOLUME_ID, FSINFO_ATTR_VOLUME_UUID, FSINFO_ATTR_VOLUME_NAME,
 	FSINFO_ATTR_FEATURES, FSINFO_ATTR_SOURCE, FSINFO_ATTR_CONFIGURATION, FSINFO_ATTR_FS_STATISTICS,
@@ -207,6 +207,7 @@ static const uint32_t requests[] = {
 	FSINFO_ATTR_MOUNT_INFO, FSINFO_ATTR_MOUNT_PATH, FSINFO_ATTR_MOUNT_POINT, FSINFO_ATTR_MOUNT_POINT_FULL,
 	FSINFO_ATTR_MOUNT_TOPOLOGY, FSINFO_ATTR_MOUNT_CHILDREN, FSINFO_ATTR_MOUNT_ALL,
 };
+const size_t n_requests = sizeof(requests) / sizeof(requests[0]);
 
 /*
  * One fsinfo(2) call: half of them well-formed (a known attribute of a
@@ -225,7 +226,7 @@ static void fuzz_fsinfo(unsigned *seed, char *buf, size_t buf_size)
 	long r;
 
 	if (rnd(seed, 2)) {
-		p.request = requests[rnd(seed, sizeof(requests) / sizeof(requests[0]))];
+		p.request = requests[rnd(seed, n_requests)];
 		p.Nth = rnd(seed, 8) ? 0 : rnd(seed, 3);
 		if (rnd(seed, 2)) {
 			p.flags = FSINFO_FLAGS_QUERY_MOUNT;
@@ -251,7 +252,7 @@ static void fuzz_fsinfo(unsigned *seed, char *buf, size_t buf_size)
 	default:
 		p.flags = FSINFO_FLAGS_QUERY_PATH;
 	}
-	p.request = rnd(seed, 8) ? requests[rnd(seed, sizeof(requests) / sizeof(requests[0]))] :
+	p.request = rnd(seed, 8) ? requests[rnd(seed, n_requests)] :
 				   (uint32_t)rnd64(seed) & (rnd(seed, 2) ? 0x3ff : ~0U);
 	p.Nth = rnd(seed, 4) ? rnd(seed, 3) : (uint32_t)rnd64(seed);
 	p.Mth = rnd(seed, 4) ? rnd(seed, 2) : (uint32_t)rnd64(seed);
@@ -677,6 +678,7 @@ static void namespace_child(unsigned seed)
 int main(int argc, char **argv)
 {
 	unsigned seed = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 0) : 1;
+	unsigned long rounds;
 	pthread_t fs[FSINFO_THREADS], ch[CHURN_THREADS], wt;
 	struct timespec t0, t1;
 	unsigned long children = 0;
@@ -685,9 +687,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		max_calls = strtoul(argv[1], NULL, 0);
+	rounds = argc > 3 ? strtoul(argv[3], NULL, 0) : max_calls / 2000;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n# seed %u, %lu calls (fuzz-syscalls CALLS SEED repeats this run)\n", seed,
-	       max_calls);
+	printf("TAP version 13\n# seed %u, %lu calls, %lu propagation rounds (fuzz-syscalls CALLS SEED ROUNDS "
+	       "repeats this run)\n", seed, max_calls, rounds);
 	if (fsinfo(AT_FDCWD, "/", NULL, 0, NULL, 0) < 0 && errno == ENOSYS) {
 		printf("1..0 # SKIP this kernel has no fsinfo(2)\n");
 		return 0;
@@ -701,6 +704,8 @@ int main(int argc, char **argv)
 		printf("not ok 1 - a tmpfs at " BASE ": %m\n1..1\n");
 		return 1;
 	}
+	/* Where the propagation part mounts, made now: the churn may leave BASE read-only */
+	(void)mkdir(BASE "/prop", 0755);
 	pages = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pages == MAP_FAILED)
 		return 1;
@@ -760,6 +765,8 @@ int main(int argc, char **argv)
 		       added == 0 && atomic_load(&unexpected) == before ? "ok" : "not ok", ++n, max_calls / 10,
 		       added);
 	}
+	if (rounds)
+		n = propagation_fuzz(seed + 600, (unsigned)rounds, BASE "/prop", n);
 	(void)umount2(BASE, MNT_DETACH);
 	{
 		/* Afterwards, the machinery still works: a watch, a mount, its record. */
