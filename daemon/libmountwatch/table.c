@@ -94,11 +94,22 @@ Mount *table_first_at(const Table *t, const char *mount_point)
 	return hashmap_get(t->by_point, string_hash(mount_point ?: ""));
 }
 
+/*
+ * The stacking rules below count a mount that a MOVE_FROM detached and no
+ * MOVE_TO has brought back yet as where its record says: its leaving was not
+ * announced, so a consumer that asks for the top of a point at a change must
+ * get the answer the announcements so far describe. Its MOVE_TO announces a
+ * move if the record changed, or nothing if it did not (its record may have
+ * been read in the new place by an earlier record of the batch: a mount slid
+ * beneath it that it now sits on); a mount that never arrives is announced
+ * as removed when the batch ends.
+ */
+
 /* Another mount sits on m at m's own mount point. */
 static bool table_covered(const Table *t, const Mount *m)
 {
 	for (Mount *d = hashmap_get(t->by_point, string_hash(m->info.mount_point)); d; d = d->point_next)
-		if (d != m && !d->detached && d->info.parent_unique_id == m->info.unique_id &&
+		if (d != m && d->info.parent_unique_id == m->info.unique_id &&
 		    streq_ptr(d->info.mount_point, m->info.mount_point))
 			return true;
 	return false;
@@ -119,7 +130,7 @@ static bool table_shadowed(const Table *t, const Mount *p, const char *path)
 	for (char *slash = strchr(prefix + from, '/'); slash; slash = strchr(slash + 1, '/')) {
 		*slash = 0;
 		for (const Mount *c = hashmap_get(t->by_point, string_hash(prefix)); c; c = c->point_next)
-			if (!c->detached && c->info.parent_unique_id == p->info.unique_id &&
+			if (c->info.parent_unique_id == p->info.unique_id &&
 			    streq_ptr(c->info.mount_point, prefix))
 				return true;
 		*slash = '/';
@@ -149,7 +160,7 @@ Mount *table_topmost_at(const Table *t, const char *mount_point)
 	Mount *top = NULL;
 
 	for (Mount *c = hashmap_get(t->by_point, string_hash(mount_point)); c; c = c->point_next) {
-		if (c->detached || !streq_ptr(c->info.mount_point, mount_point) || table_covered(t, c))
+		if (!streq_ptr(c->info.mount_point, mount_point) || table_covered(t, c))
 			continue;
 		if (!table_hidden(t, c))
 			return c;

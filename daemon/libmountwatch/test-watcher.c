@@ -468,6 +468,68 @@ static void test_move_subtree(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	printf("ok - moves carry subtrees; stacked mounts resolve to the topmost\n");
 }
 
+/* A consumer that keeps, for one mount point, the mount at the top there, as PID 1 keeps a unit. */
+typedef struct Follower {
+	Recorder rec;
+	const char *point;
+	uint64_t top;
+} Follower;
+
+static void follow(mw_watcher *m, const mw_change *c, void *userdata)
+{
+	Follower *f = userdata;
+	const mw_mount *top;
+
+	record(m, c, &f->rec);
+	if (!streq_ptr(mw_change_get_mount_point(c), f->point))
+		return;
+	top = mw_watcher_get_mount_by_path(m, f->point);
+	f->top = top ? mw_mount_get_unique_id(top) : 0;
+}
+
+/*
+ * A mount slides beneath the one at /d/s (a propagated copy arriving where a
+ * mount sits): MOVE_FROM(u), NEW_MOUNT(n), MOVE_TO(u). A consumer that
+ * re-reads the top of a point at each change of it ends with u there - also
+ * when u's record was already read in its new place by an earlier record of
+ * the same batch (here a SETATTR), so that its MOVE_TO changes nothing: the
+ * NEW_MOUNT's change must not have been announced with u missing.
+ */
+static void test_slid_beneath(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	Follower f = { .point = "/d/s" };
+	uint64_t d, u, n;
+	const mw_mount *top;
+
+	d = fake_mount(k, fake_root(k), "d", "tmpfs");
+	u = fake_mount(k, d, "s", "tmpfs");
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	mw_watcher_set_change_fn(m, follow, &f);
+
+	n = fake_mount_beneath(k, u, "tmpfs");
+	drain_fake(m);
+	check_exact(m, k, "a mount slid beneath another");
+	top = mw_watcher_get_mount_by_path(m, "/d/s");
+	assert_se(top && mw_mount_get_unique_id(top) == u);
+	assert_se(mw_mount_get_parent_unique_id(top) == n);
+	assert_se(f.top == u);
+
+	/* u's record read in its new place before its MOVE_FROM comes. */
+	fake_setattr(k, n, 1);
+	fake_setattr(k, u, 1);
+	n = fake_mount_beneath(k, u, "tmpfs");
+	drain_fake(m);
+	check_exact(m, k, "a mount slid beneath another, its record read early");
+	top = mw_watcher_get_mount_by_path(m, "/d/s");
+	assert_se(top && mw_mount_get_unique_id(top) == u);
+	if (f.top != u)
+		fprintf(stderr, "the consumer's top of /d/s: %" PRIu64 ", not %" PRIu64 "\n", f.top, u);
+	assert_se(f.top == u);
+	assert_se(f.rec.removed == 0);
+	printf("ok - a mount slid beneath another: the one on top stays the top for a consumer too\n");
+}
+
 /*
  * A read that falls between a move's MOVE_FROM and MOVE_TO: the watcher
  * waits for MOVE_TO instead of dropping the moved tree and reading it back.
@@ -1259,6 +1321,7 @@ int main(void)
 	run(test_overrun_random, 8);
 	run(test_move_subtree, 64);
 	run(test_move_split, 64);
+	run(test_slid_beneath, 64);
 	run(test_counters_rbind, 64);
 	run(test_counters_lazy_unmount, 64);
 	run(test_counters_moves_batched, 64);
