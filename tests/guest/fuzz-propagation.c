@@ -133,7 +133,7 @@ static bool join(char *buf, size_t size, const char *a, const char *b)
 	return len >= 0 && (size_t)len < size;
 }
 
-static uint64_t mount_id(const char *path)
+uint64_t mount_id(const char *path)
 {
 	struct statx stx;
 

@@ -52,9 +52,6 @@
 #include "mountwatch/syscalls.h"
 #include "fuzz.h"
 
-#ifndef STATX_MNT_ID_UNIQUE
-#define STATX_MNT_ID_UNIQUE 0x00004000U
-#endif
 #ifndef MOUNT_ATTR_RDONLY
 #define MOUNT_ATTR_RDONLY 0x00000001
 #define MOUNT_ATTR_NOSUID 0x00000002
@@ -124,12 +121,11 @@ const int watch_errors[] = { EACCES, EAGAIN, EPERM, EBADF, EBADSLT, EBUSY, EFAUL
 
 static void remember_id(const char *path)
 {
-	struct statx stx;
 	static atomic_uint next;
+	uint64_t id = mount_id(path);
 
-	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID_UNIQUE, &stx) == 0 &&
-	    (stx.stx_mask & STATX_MNT_ID_UNIQUE))
-		ids[atomic_fetch_add(&next, 1) % 64] = stx.stx_mnt_id;
+	if (id)
+		ids[atomic_fetch_add(&next, 1) % 64] = id;
 }
 
 static void dir_path(unsigned *seed, char *buf, size_t size)

@@ -2,8 +2,8 @@
 /*
  * What the two parts of the fuzz-syscalls guest test share: random numbers,
  * the errno lists of the man pages and the report of a call that broke
- * them (fuzz-syscalls.c), and the entry of the propagation part
- * (fuzz-propagation.c).
+ * them (fuzz-syscalls.c), a mount's unique ID and the entry of the
+ * propagation part (fuzz-propagation.c).
  */
 #ifndef MOUNTWATCH_TESTS_FUZZ_H
 #define MOUNTWATCH_TESTS_FUZZ_H
@@ -36,6 +36,8 @@ extern const size_t n_requests;
 void report(const char *call, int err, const char *args);
 /* Whether err is in list (which ends in 0). */
 bool documented(int err, const int *list);
+/* The unique ID of the mount at path (statx(2)), 0 if unknown. */
+uint64_t mount_id(const char *path);
 
 /*
  * The propagation part: as nobody in a user and mount namespace of its own,
