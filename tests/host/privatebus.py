@@ -33,6 +33,26 @@ def enter_namespace():
     sys.exit(r.returncode)
 
 
+def private_tmp():
+    """Mounts a tmpfs on /tmp (in the private namespace). If this tree or the
+    build directory (the current one) lies under /tmp, as a clone in /tmp
+    does, the top directory holding it is bound back from the /tmp below, so
+    that the tests still find their programs and files."""
+    top = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    names = sorted({p.split("/")[2] for p in (top, os.path.realpath(os.getcwd())) if p.startswith("/tmp/")})
+    # Opened first: a path through /tmp would lead into the tmpfs once mounted
+    below = {name: os.open("/tmp/" + name, os.O_PATH | os.O_DIRECTORY) for name in names}
+    try:
+        subprocess.run(["mount", "-t", "tmpfs", "mwtmp", "/tmp"], check=True)
+        for name, fd in below.items():
+            os.mkdir("/tmp/" + name)
+            subprocess.run(["mount", "--no-canonicalize", "--bind", "/proc/self/fd/%d" % fd, "/tmp/" + name],
+                           check=True, pass_fds=(fd,))
+    finally:
+        for fd in below.values():
+            os.close(fd)
+
+
 # Read now: the tests then mount a tmpfs over /tmp, which may hide this tree.
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "private-bus.conf")) as f:
     BUS_CONF = f.read()
