@@ -280,7 +280,13 @@ static void random_path(unsigned *seed, char *buf, size_t size)
  */
 static bool per_queue;
 
-static unsigned long count_records(const char *buf, ssize_t len, uint64_t want, bool *found, bool *lost)
+/*
+ * The records in buf; sets *lost on a loss mark, *found on the NEW_MOUNT of
+ * want that the check takes (below), and counts in *any each NEW_MOUNT of
+ * want through whichever watch.
+ */
+static unsigned long count_records(const char *buf, ssize_t len, uint64_t want, bool *found, bool *lost,
+				   unsigned long *any)
 {
 	unsigned long n = 0;
 
@@ -298,11 +304,14 @@ static unsigned long count_records(const char *buf, ssize_t len, uint64_t want, 
 		 * One per queue: it comes through whichever of q0's watches is
 		 * nearest (ID 0 or 1).
 		 */
-		if (w->type == WATCH_TYPE_MOUNT_NOTIFY && w->subtype == NOTIFY_MOUNT_NEW_MOUNT && found &&
+		if (w->type == WATCH_TYPE_MOUNT_NOTIFY && w->subtype == NOTIFY_MOUNT_NEW_MOUNT &&
 		    rlen >= sizeof(struct mount_notification) &&
-		    (per_queue || !((w->info & WATCH_INFO_ID) >> WATCH_INFO_ID__SHIFT)) &&
-		    ((const struct mount_notification *)w)->auxiliary_mount == want)
-			*found = true;
+		    ((const struct mount_notification *)w)->auxiliary_mount == want) {
+			if (any)
+				(*any)++;
+			if (found && (per_queue || !((w->info & WATCH_INFO_ID) >> WATCH_INFO_ID__SHIFT)))
+				*found = true;
+		}
 		off += (ssize_t)rlen;
 		n++;
 	}
@@ -319,7 +328,7 @@ static void *reader(void *arg)
 		pthread_mutex_lock(&queue_lock);
 		for (unsigned i = 0; i < QUEUES; i++)
 			while (queues[i] >= 0 && (len = read(queues[i], buf, sizeof(buf))) > 0)
-				atomic_fetch_add(&records, count_records(buf, len, 0, NULL, NULL));
+				atomic_fetch_add(&records, count_records(buf, len, 0, NULL, NULL, NULL));
 		pthread_mutex_unlock(&queue_lock);
 		usleep(1000);
 	}
@@ -396,7 +405,7 @@ static uint64_t check_below(int q0, const char *path, unsigned round, const char
 			usleep(100000);
 		(void)fsinfo(AT_FDCWD, root, &p, sizeof(p), &info, sizeof(info));
 		while (!found && (len = read(q0, buf, sizeof(buf))) > 0)
-			n += count_records(buf, len, id, &found, &lost);
+			n += count_records(buf, len, id, &found, &lost, NULL);
 	}
 	if (found)
 		return id;
@@ -693,16 +702,7 @@ static int probe_per_queue(int q0)
 		return -1;
 	}
 	while ((len = read(q0, buf, sizeof(buf))) > 0)
-		for (ssize_t off = 0; off + (ssize_t)sizeof(struct mount_notification) <= len;) {
-			const struct mount_notification *m = (const void *)(buf + off);
-			size_t rlen = (m->watch.info & WATCH_INFO_LENGTH) >> WATCH_INFO_LENGTH__SHIFT;
-
-			if (rlen < sizeof(m->watch))
-				break;
-			n += m->watch.type == WATCH_TYPE_MOUNT_NOTIFY && m->watch.subtype == NOTIFY_MOUNT_NEW_MOUNT &&
-			     rlen >= sizeof(*m) && m->auxiliary_mount == id;
-			off += (ssize_t)rlen;
-		}
+		(void)count_records(buf, len, id, NULL, NULL, &n);
 	(void)umount2(dir, MNT_DETACH);
 	return n == 1 ? 1 : n == 2 ? 0 : -1;
 }
