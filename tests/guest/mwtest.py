@@ -170,6 +170,34 @@ def pid1_idle(timeout=600):
     return False
 
 
+@contextlib.contextmanager
+def frozen_pid1(timeout=20):
+    """
+    PID 1 frozen (its cgroup, init.scope) for the block, thawed after it
+    whatever happens: mount changes made meanwhile queue up unread. Yields
+    None when frozen, or why not (no cgroup freezer, no freeze in time).
+    """
+    freeze = "/sys/fs/cgroup/init.scope/cgroup.freeze"
+    events = "/sys/fs/cgroup/init.scope/cgroup.events"
+    if not os.path.exists(freeze):
+        yield "no %s" % freeze
+        return
+    with open(freeze, "w") as f:
+        f.write("1")
+    try:
+        end = time.time() + timeout * SLOW
+        why = None
+        while "frozen 1" not in open(events).read():
+            if time.time() > end:
+                why = "init.scope did not freeze in %d s" % (timeout * SLOW)
+                break
+            time.sleep(0.05)
+        yield why
+    finally:
+        with open(freeze, "w") as f:
+            f.write("0")
+
+
 CLONE_NEWNS = 0x00020000
 
 
