@@ -552,8 +552,10 @@ static int add_children(mw_watcher *w, uint64_t unique_id, unsigned depth)
 	r = w->backend->ops->list_children(w->backend, unique_id, &list, &n);
 	if (r == -ENOENT)
 		return 0;
-	if (r < 0)
+	if (r < 0) {
+		w->resync_pending = true; /* the children are not known: a resync finds them */
 		return lib_debug_errno(r, "Failed to list children of mount %" PRIu64 ": %m", unique_id);
+	}
 	for (size_t i = 0; i < n; i++) {
 		MountInfo info = {};
 		Mount *e;

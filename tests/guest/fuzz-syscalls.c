@@ -112,9 +112,9 @@ bool documented(int err, const int *list)
 }
 
 /* fsinfo(2)'s ERRORS, with EIO (the filesystem's own errors are passed on). */
-const int fsinfo_errors[] = { E2BIG, EACCES, EBADF, EFAULT, EINTR, EINVAL, ELOOP, ENAMETOOLONG,
-				     ENOENT, ENOTDIR, EXDEV, EMSGSIZE, ENODATA, ENOMEM, EOPNOTSUPP,
-				     EOVERFLOW, EPERM, ERANGE, EIO, 0 };
+const int fsinfo_errors[] = { E2BIG, EACCES, EAGAIN, EBADF, EFAULT, EINTR, EINVAL, ELOOP,
+				     ENAMETOOLONG, ENOENT, ENOTDIR, EXDEV, EMSGSIZE, ENODATA, ENOMEM,
+				     EOPNOTSUPP, EOVERFLOW, EPERM, ERANGE, EIO, 0 };
 /* watch_mount(2)'s ERRORS. */
 const int watch_errors[] = { EACCES, EAGAIN, EPERM, EBADF, EBADSLT, EBUSY, EFAULT, EINVAL, ELOOP,
 				    ENAMETOOLONG, ENOBUFS, ENOENT, ENOMEM, ENOTDIR, 0 };
