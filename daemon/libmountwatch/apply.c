@@ -563,8 +563,12 @@ static int add_children(mw_watcher *w, uint64_t unique_id, unsigned depth)
 		if (list[i].unique_id == unique_id || table_get(w->table, list[i].unique_id))
 			continue;
 		r = query(w, list[i].unique_id, &info);
-		if (r < 0)
+		if (r == -ENOENT)
+			continue; /* gone since the listing */
+		if (r < 0) {
+			w->resync_pending = true; /* this child and its subtree: a resync finds them */
 			continue;
+		}
 		if (!in_scope(w, &info)) {
 			mount_info_done(&info);
 			continue;

@@ -770,6 +770,69 @@ static void test_watched_subtree(FakeKernel *k, mw_watcher *m, Recorder *rec)
 	printf("ok - a watched subtree exports only what is below it\n");
 }
 
+/* The mount points of x's tree as the table has them: x on /w/NAME, d on it, e on d. */
+static void check_moved_in(mw_watcher *m, uint64_t x, uint64_t d, uint64_t e, const char *name)
+{
+	char p[64];
+	Mount *t;
+
+	snprintf(p, sizeof(p), "/w/%s", name);
+	assert_se((t = table_get(m->table, x)) && streq_ptr(t->info.mount_point, p));
+	snprintf(p, sizeof(p), "/w/%s/d", name);
+	assert_se((t = table_get(m->table, d)) && streq_ptr(t->info.mount_point, p));
+	snprintf(p, sizeof(p), "/w/%s/d/e", name);
+	assert_se((t = table_get(m->table, e)) && streq_ptr(t->info.mount_point, p));
+}
+
+/*
+ * A backend that names only the top of a moved tree (fanotify): a tree moved
+ * into the watched subtree from beside it has its children listed and
+ * queried by the watcher; when listing them or querying one fails, they are
+ * not known, and a resync finds them.
+ */
+static void test_moved_in_children(FakeKernel *k, mw_watcher *m, Recorder *rec)
+{
+	uint64_t w, y, x[3], d[3], e[3];
+	unsigned resyncs;
+
+	assert_se(free_and_strdup(&m->path, "/w") >= 0);
+	fake_moves_top_only(k);
+	w = fake_mount(k, fake_root(k), "w", "tmpfs");
+	y = fake_mount(k, fake_root(k), "y", "tmpfs");
+	for (unsigned i = 0; i < 3; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "x%u", i);
+		x[i] = fake_mount(k, y, name, "tmpfs");
+		d[i] = fake_mount(k, x[i], "d", "tmpfs");
+		e[i] = fake_mount(k, d[i], "e", "tmpfs");
+	}
+	fake_flush_queue(k);
+	snapshot(m, rec);
+	assert_se(table_size(m->table) == 1);
+
+	fake_move(k, x[0], w, "x0");
+	drain_fake(m);
+	check_moved_in(m, x[0], d[0], e[0], "x0");
+	assert_se(table_size(m->table) == 4);
+	resyncs = m->resyncs;
+
+	fake_fail_children(k, 1);
+	fake_move(k, x[1], w, "x1");
+	drain_fake(m);
+	assert_se(m->resyncs > resyncs);
+	check_moved_in(m, x[1], d[1], e[1], "x1");
+	resyncs = m->resyncs;
+
+	fake_fail_query_of(k, d[2]);
+	fake_move(k, x[2], w, "x2");
+	drain_fake(m);
+	assert_se(m->resyncs > resyncs);
+	check_moved_in(m, x[2], d[2], e[2], "x2");
+	assert_se(table_size(m->table) == 10);
+	printf("ok - a tree moved in whole, named by its top: its children listed, a failed listing or query resynced\n");
+}
+
 /*
  * A remount is one SB_CHANGED naming one mount of the superblock: every bind
  * of it changes from one query, each announced once, and every mount of the
@@ -1332,6 +1395,7 @@ int main(void)
 	run(test_device_reused, 64);
 	run(test_pivot_root, 64);
 	run(test_watched_subtree, 64);
+	run(test_moved_in_children, 64);
 	run(test_robustness, 64);
 	run(test_watch_removed, 4096);
 	run(test_watched_mount_unmounted, 64);
